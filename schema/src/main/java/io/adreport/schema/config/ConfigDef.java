@@ -1,0 +1,200 @@
+package io.adreport.schema.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A table of settings (name, type, default, rule, description), in the manner of Kafka's
+ * {@code ConfigDef}. Each module defines its own table and builds one validated record from it.
+ * The same table generates the README's configuration section, so docs cannot drift from code.
+ *
+ * <p>Values come from, in rising precedence: defaults, a properties file, environment variables
+ * ({@code ADREPORT_FLUSH_INTERVAL_MS} for {@code flush.interval.ms}), and command-line
+ * {@code --set name=value}. Parsing fails fast with a message naming the setting, the rule and
+ * the value.
+ */
+public final class ConfigDef {
+
+    /** Value types, each with its parser. */
+    public enum Type { STRING, INT, LONG, BOOLEAN, DURATION_MS, PATH, TIME }
+
+    /** One setting. {@code defaultValue} null means required. */
+    public record Setting(String name, Type type, String defaultValue, String rule,
+                          Predicate<String> check, String description) {
+    }
+
+    private final Map<String, Setting> settings = new LinkedHashMap<>();
+    private final String title;
+
+    public ConfigDef(String title) {
+        this.title = title;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public ConfigDef define(String name, Type type, String defaultValue, String description) {
+        return define(name, type, defaultValue, null, v -> true, description);
+    }
+
+    public ConfigDef define(String name, Type type, String defaultValue, String rule,
+                            Predicate<String> check, String description) {
+        if (settings.put(name, new Setting(name, type, defaultValue, rule, check, description)) != null) {
+            throw new IllegalArgumentException("setting defined twice: " + name);
+        }
+        return this;
+    }
+
+    public List<Setting> settings() {
+        return List.copyOf(settings.values());
+    }
+
+    /** Environment variable that sets {@code name}. */
+    public static String envName(String name) {
+        return "ADREPORT_" + name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    /**
+     * Resolves every setting. {@code file} and {@code overrides} may hold keys of other modules'
+     * tables; they are ignored here.
+     */
+    public Values parse(Map<String, String> file, Map<String, String> env, Map<String, String> overrides) {
+        Map<String, String> out = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Setting s : settings.values()) {
+            String v = s.defaultValue();
+            String from = "default";
+            if (file.containsKey(s.name())) {
+                v = file.get(s.name());
+                from = "config file";
+            }
+            if (env.containsKey(envName(s.name()))) {
+                v = env.get(envName(s.name()));
+                from = envName(s.name());
+            }
+            if (overrides.containsKey(s.name())) {
+                v = overrides.get(s.name());
+                from = "command line";
+            }
+            if (v == null) {
+                problems.add(s.name() + ": is required (set it in the config file, " + envName(s.name()) + " or --set " + s.name() + "=...)");
+                continue;
+            }
+            String problem = typeProblem(s.type(), v);
+            if (problem == null && !s.check().test(v)) {
+                problem = s.rule();
+            }
+            if (problem != null) {
+                problems.add(s.name() + ": " + problem + ", not '" + v + "' (from " + from + ")");
+                continue;
+            }
+            out.put(s.name(), v);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("invalid configuration:\n  " + String.join("\n  ", problems));
+        }
+        return new Values(Collections.unmodifiableMap(out));
+    }
+
+    public Values parse(Map<String, String> overrides) {
+        return parse(Map.of(), System.getenv(), overrides);
+    }
+
+    private static String typeProblem(Type type, String v) {
+        try {
+            switch (type) {
+                case INT -> Integer.parseInt(v.trim());
+                case LONG, DURATION_MS -> Long.parseLong(v.trim());
+                case BOOLEAN -> {
+                    if (!v.equals("true") && !v.equals("false")) {
+                        return "must be true or false";
+                    }
+                }
+                case TIME -> LocalTime.parse(v.trim());
+                default -> { }
+            }
+            return null;
+        } catch (RuntimeException e) {
+            return switch (type) {
+                case INT, LONG -> "must be an integer";
+                case DURATION_MS -> "must be a number of milliseconds";
+                case TIME -> "must be a time of day HH:MM";
+                default -> "is malformed";
+            };
+        }
+    }
+
+    /** Markdown table of the settings, for the README. */
+    public String markdown() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| setting | env | type | default | rule | description |\n|---|---|---|---|---|---|\n");
+        for (Setting s : settings.values()) {
+            sb.append("| `").append(s.name()).append("` | `").append(envName(s.name())).append("` | ")
+                    .append(s.type().name().toLowerCase(Locale.ROOT)).append(" | ")
+                    .append(s.defaultValue() == null ? "*(required)*" : s.defaultValue().isEmpty() ? "*(empty)*" : "`" + s.defaultValue() + "`")
+                    .append(" | ").append(s.rule() == null ? "" : s.rule()).append(" | ")
+                    .append(s.description()).append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    /** Resolved, validated values. */
+    public record Values(Map<String, String> raw) {
+        public String string(String name) {
+            String v = raw.get(name);
+            if (v == null) {
+                throw new IllegalArgumentException("no setting " + name);
+            }
+            return v;
+        }
+
+        public int integer(String name) {
+            return Integer.parseInt(string(name).trim());
+        }
+
+        public long longValue(String name) {
+            return Long.parseLong(string(name).trim());
+        }
+
+        public boolean bool(String name) {
+            return Boolean.parseBoolean(string(name));
+        }
+
+        public Duration millis(String name) {
+            return Duration.ofMillis(longValue(name));
+        }
+
+        public Path path(String name) {
+            return Path.of(string(name));
+        }
+
+        public LocalTime time(String name) {
+            return LocalTime.parse(string(name).trim());
+        }
+    }
+
+    // Common checks.
+    public static Predicate<String> atLeast(long min) {
+        return v -> Long.parseLong(v.trim()) >= min;
+    }
+
+    public static Predicate<String> between(long min, long max) {
+        return v -> {
+            long x = Long.parseLong(v.trim());
+            return x >= min && x <= max;
+        };
+    }
+
+    public static Predicate<String> oneOf(String... options) {
+        return v -> List.of(options).contains(v);
+    }
+}

@@ -1,0 +1,81 @@
+package io.adreport.schema.cube;
+
+import io.adreport.schema.event.Event;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one definition of which counters an event moves, shared by the live aggregator and the
+ * nightly recount so that both count by the same rules.
+ *
+ * <p>Rules: a metric applies when its event type matches (or it has none) and, for
+ * {@code unattributed} metrics, when the event is a join event whose target was not found. A
+ * rollup receives the event unless the event is an unattributed join event and the rollup has
+ * dimensions (its dimensions are unknown until the nightly job attributes it). Missing dimension
+ * values count under the empty value "". Every stored granularity of the rollup receives the
+ * same deltas.
+ */
+public final class CounterFanout {
+
+    /** Receives one counter delta. */
+    @FunctionalInterface
+    public interface Sink {
+        void add(Rollup rollup, Granularity granularity, long bucketMinute, List<String> values, String metric, long delta);
+    }
+
+    private final Cube cube;
+
+    public CounterFanout(Cube cube) {
+        this.cube = cube;
+    }
+
+    /** True when the event is a join event (its dimensions come from a target). */
+    public boolean isJoinEvent(Event e) {
+        return cube.event().join() != null && cube.event().join().appliesTo(e.type());
+    }
+
+    /**
+     * Emits every counter delta of {@code e}.
+     *
+     * @param attributed for join events: whether the target was found and {@code e} carries its
+     *                   dimensions; ignored for other events
+     */
+    public void fanOut(Event e, boolean attributed, Sink sink) {
+        boolean unattributed = isJoinEvent(e) && !attributed;
+        List<Metric> applicable = new ArrayList<>(cube.metrics().size());
+        List<Long> deltas = new ArrayList<>(cube.metrics().size());
+        for (Metric m : cube.metrics()) {
+            if (m.eventType() != null && !m.eventType().equals(e.type())) {
+                continue;
+            }
+            if (m.unattributed() && !unattributed) {
+                continue;
+            }
+            long delta = m.kind() == Metric.Kind.COUNT ? 1 : e.number(m.field());
+            if (delta == 0) {
+                continue;
+            }
+            applicable.add(m);
+            deltas.add(delta);
+        }
+        if (applicable.isEmpty()) {
+            return;
+        }
+        for (Rollup r : cube.rollups()) {
+            if (unattributed && !r.dimensions().isEmpty()) {
+                continue;
+            }
+            List<String> values = new ArrayList<>(r.dimensions().size());
+            for (String d : r.dimensions()) {
+                values.add(e.dimensions().getOrDefault(d, ""));
+            }
+            List<String> frozen = List.copyOf(values);
+            for (Granularity g : r.granularities()) {
+                long bucket = g.bucketMinute(e.ts());
+                for (int i = 0; i < applicable.size(); i++) {
+                    sink.add(r, g, bucket, frozen, applicable.get(i).name(), deltas.get(i));
+                }
+            }
+        }
+    }
+}

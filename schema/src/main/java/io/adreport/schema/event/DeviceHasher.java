@@ -1,0 +1,39 @@
+package io.adreport.schema.event;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.util.HexFormat;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Keyed hash of device / user ids: HMAC-SHA256(secret, UTF-8 value), hex encoded. The secret
+ * comes from configuration; without it the hash cannot be reversed by a dictionary of ids.
+ * Thread-safe: a {@link Mac} per thread.
+ */
+public final class DeviceHasher {
+    /** Secrets shorter than this are refused: HMAC keys should carry at least 128 bits. */
+    public static final int MIN_SECRET_BYTES = 16;
+
+    private final ThreadLocal<Mac> mac;
+
+    public DeviceHasher(byte[] secret) {
+        if (secret == null || secret.length < MIN_SECRET_BYTES) {
+            throw new IllegalArgumentException("device hash secret must be at least " + MIN_SECRET_BYTES + " bytes");
+        }
+        byte[] key = secret.clone();
+        this.mac = ThreadLocal.withInitial(() -> {
+            try {
+                Mac m = Mac.getInstance("HmacSHA256");
+                m.init(new SecretKeySpec(key, "HmacSHA256"));
+                return m;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 unavailable", e);
+            }
+        });
+    }
+
+    public String hash(String value) {
+        return HexFormat.of().formatHex(mac.get().doFinal(value.getBytes(StandardCharsets.UTF_8)));
+    }
+}

@@ -1,0 +1,104 @@
+package io.adreport.schema.event;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The one mapping between an {@link Event} and its raw-table row (family {@code e}):
+ * <ul>
+ *   <li>{@code e:v} — the normalized event as compact JSON
+ *       ({@code {"type","id","ts":millis,"d":{dims},"n":{numbers},"j":joinRef,"h":{hashed}}});</li>
+ *   <li>{@code e:a} — arrival time, epoch millis (8-byte long): late-event accounting.</li>
+ * </ul>
+ * Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL.
+ */
+public final class RawEventCodec {
+    public static final byte[] VALUE = Bytes.toBytes("v");
+    public static final byte[] ARRIVAL = Bytes.toBytes("a");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RowKeyCodec keys;
+
+    public RawEventCodec(RowKeyCodec keys) {
+        this.keys = keys;
+    }
+
+    public byte[] rowKey(Event e) {
+        return keys.rawKey(e.type(), e.id(), e.ts());
+    }
+
+    public Put toPut(Event e, Instant arrival) {
+        Put put = new Put(rowKey(e));
+        put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
+        put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, Bytes.toBytes(arrival.toEpochMilli()));
+        put.setDurability(Durability.SYNC_WAL);
+        return put;
+    }
+
+    public static byte[] toJson(Event e) {
+        ObjectNode o = JSON.createObjectNode();
+        if (e.type() != null) {
+            o.put("type", e.type());
+        }
+        o.put("id", e.id());
+        o.put("ts", e.ts().toEpochMilli());
+        ObjectNode d = o.putObject("d");
+        e.dimensions().forEach(d::put);
+        ObjectNode n = o.putObject("n");
+        e.numbers().forEach(n::put);
+        if (e.joinRef() != null) {
+            o.put("j", e.joinRef());
+        }
+        ObjectNode h = o.putObject("h");
+        e.hashed().forEach(h::put);
+        try {
+            return JSON.writeValueAsBytes(o);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    public static Event fromJson(byte[] value) {
+        try {
+            JsonNode o = JSON.readTree(value);
+            Map<String, String> dims = new HashMap<>();
+            o.path("d").fields().forEachRemaining(f -> dims.put(f.getKey(), f.getValue().asText()));
+            Map<String, Long> numbers = new HashMap<>();
+            o.path("n").fields().forEachRemaining(f -> numbers.put(f.getKey(), f.getValue().asLong()));
+            Map<String, String> hashed = new HashMap<>();
+            o.path("h").fields().forEachRemaining(f -> hashed.put(f.getKey(), f.getValue().asText()));
+            return new Event(o.hasNonNull("type") ? o.get("type").asText() : null, o.get("id").asText(),
+                    Instant.ofEpochMilli(o.get("ts").asLong()), dims, numbers,
+                    o.hasNonNull("j") ? o.get("j").asText() : null, hashed);
+        } catch (IOException | RuntimeException ex) {
+            throw new IllegalArgumentException("malformed raw event value: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The event in a raw row, or an exception naming what is malformed. */
+    public static Event fromResult(Result r) {
+        byte[] v = r.getValue(TableLayout.RAW_FAMILY, VALUE);
+        if (v == null) {
+            throw new IllegalArgumentException("raw row has no e:v cell");
+        }
+        return fromJson(v);
+    }
+
+    /** Arrival time of a raw row, or null when absent. */
+    public static Instant arrival(Result r) {
+        byte[] a = r.getValue(TableLayout.RAW_FAMILY, ARRIVAL);
+        return a == null || a.length != 8 ? null : Instant.ofEpochMilli(Bytes.toLong(a));
+    }
+}

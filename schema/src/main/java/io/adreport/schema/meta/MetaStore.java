@@ -1,0 +1,241 @@
+package io.adreport.schema.meta;
+
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The meta table: day status (the day-close handshake), drift reports, aggregator heartbeats
+ * and acknowledgements, and API key hashes. Rows (family {@code m}):
+ * <pre>
+ * day/YYYY-MM-DD   status (closing|reconciled), closingAt, reconciledAt (epoch ms), drift (JSON)
+ * agg/ID           heartbeat (epoch ms); ack/YYYY-MM-DD (epoch ms) per day it has closed
+ * key/SHA256HEX    role, createdAt (epoch ms), revokedAt (epoch ms, when revoked)
+ * </pre>
+ * Thread-safe; one {@link Table} per call over the shared {@link Connection}.
+ */
+public final class MetaStore {
+    private static final byte[] F = TableLayout.META_FAMILY;
+    private static final byte[] STATUS = Bytes.toBytes("status");
+    private static final byte[] CLOSING_AT = Bytes.toBytes("closingAt");
+    private static final byte[] RECONCILED_AT = Bytes.toBytes("reconciledAt");
+    private static final byte[] DRIFT = Bytes.toBytes("drift");
+    private static final byte[] HEARTBEAT = Bytes.toBytes("heartbeat");
+    private static final byte[] ROLE = Bytes.toBytes("role");
+    private static final byte[] CREATED_AT = Bytes.toBytes("createdAt");
+    private static final byte[] REVOKED_AT = Bytes.toBytes("revokedAt");
+    private static final String ACK = "ack/";
+
+    /** Live days have no row; a day that was ever closed stays closed for live increments. */
+    public enum DayStatus { LIVE, CLOSING, RECONCILED }
+
+    public record DayState(LocalDate day, DayStatus status, Instant closingAt, Instant reconciledAt, String driftJson) {
+        public boolean closed() {
+            return status != DayStatus.LIVE;
+        }
+    }
+
+    public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays) {
+        public AggregatorState {
+            closedDays = Set.copyOf(closedDays);
+        }
+    }
+
+    public record KeyRecord(String hash, String role, Instant createdAt, Instant revokedAt) {
+        public boolean active() {
+            return revokedAt == null;
+        }
+    }
+
+    private final Connection connection;
+    private final TableLayout layout;
+    private final Clock clock;
+
+    public MetaStore(Connection connection, TableLayout layout, Clock clock) {
+        this.connection = connection;
+        this.layout = layout;
+        this.clock = clock;
+    }
+
+    // --- days ------------------------------------------------------------------------------
+
+    /** Marks {@code day} closing (also when it was reconciled before: a re-run). */
+    public void markClosing(LocalDate day) {
+        Put p = new Put(dayRow(day));
+        p.addColumn(F, STATUS, Bytes.toBytes("closing"));
+        p.addColumn(F, CLOSING_AT, Bytes.toBytes(clock.millis()));
+        put(p);
+    }
+
+    public void markReconciled(LocalDate day, String driftJson) {
+        Put p = new Put(dayRow(day));
+        p.addColumn(F, STATUS, Bytes.toBytes("reconciled"));
+        p.addColumn(F, RECONCILED_AT, Bytes.toBytes(clock.millis()));
+        p.addColumn(F, DRIFT, Bytes.toBytes(driftJson));
+        put(p);
+    }
+
+    public DayState day(LocalDate day) {
+        try (Table t = table()) {
+            return toDay(day, t.get(new Get(dayRow(day))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** States of the days in [from, to], live ones included. */
+    public Map<LocalDate, DayState> days(LocalDate from, LocalDate toInclusive) {
+        Map<LocalDate, DayState> out = new LinkedHashMap<>();
+        for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
+            out.put(d, new DayState(d, DayStatus.LIVE, null, null, null));
+        }
+        Scan scan = new Scan().withStartRow(dayRow(from)).withStopRow(dayRow(toInclusive.plusDays(1)));
+        try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
+            for (Result r : rs) {
+                LocalDate d = LocalDate.parse(Bytes.toString(r.getRow()).substring(4));
+                out.put(d, toDay(d, r));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /** Days in [from, to] that are closing or reconciled. */
+    public Set<LocalDate> closedDays(LocalDate from, LocalDate toInclusive) {
+        Set<LocalDate> out = new HashSet<>();
+        days(from, toInclusive).values().stream().filter(DayState::closed).forEach(d -> out.add(d.day()));
+        return out;
+    }
+
+    private static DayState toDay(LocalDate day, Result r) {
+        if (r == null || r.isEmpty() || r.getValue(F, STATUS) == null) {
+            return new DayState(day, DayStatus.LIVE, null, null, null);
+        }
+        DayStatus status = "reconciled".equals(Bytes.toString(r.getValue(F, STATUS))) ? DayStatus.RECONCILED : DayStatus.CLOSING;
+        return new DayState(day, status, instant(r.getValue(F, CLOSING_AT)), instant(r.getValue(F, RECONCILED_AT)),
+                r.getValue(F, DRIFT) == null ? null : Bytes.toString(r.getValue(F, DRIFT)));
+    }
+
+    // --- aggregators -----------------------------------------------------------------------
+
+    /** Records that aggregator {@code id} is alive and has stopped and flushed {@code closedDays}. */
+    public void heartbeat(String id, Set<LocalDate> closedDays) {
+        Put p = new Put(Bytes.toBytes("agg/" + id));
+        long now = clock.millis();
+        p.addColumn(F, HEARTBEAT, Bytes.toBytes(now));
+        for (LocalDate d : closedDays) {
+            p.addColumn(F, Bytes.toBytes(ACK + d), Bytes.toBytes(now));
+        }
+        put(p);
+    }
+
+    public List<AggregatorState> aggregators() {
+        List<AggregatorState> out = new ArrayList<>();
+        Scan scan = new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0"));
+        try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
+            for (Result r : rs) {
+                Set<LocalDate> closed = new HashSet<>();
+                NavigableMap<byte[], byte[]> cols = r.getFamilyMap(F);
+                for (byte[] q : cols.keySet()) {
+                    String name = Bytes.toString(q);
+                    if (name.startsWith(ACK)) {
+                        closed.add(LocalDate.parse(name.substring(ACK.length())));
+                    }
+                }
+                out.add(new AggregatorState(Bytes.toString(r.getRow()).substring(4), instant(r.getValue(F, HEARTBEAT)), closed));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    // --- API keys --------------------------------------------------------------------------
+
+    public void putKey(String hash, String role) {
+        Put p = new Put(Bytes.toBytes("key/" + hash));
+        p.addColumn(F, ROLE, Bytes.toBytes(role));
+        p.addColumn(F, CREATED_AT, Bytes.toBytes(clock.millis()));
+        put(p);
+    }
+
+    public void revokeKey(String hash) {
+        Put p = new Put(Bytes.toBytes("key/" + hash));
+        p.addColumn(F, REVOKED_AT, Bytes.toBytes(clock.millis()));
+        put(p);
+    }
+
+    public Optional<KeyRecord> key(String hash) {
+        try (Table t = table()) {
+            Result r = t.get(new Get(Bytes.toBytes("key/" + hash)));
+            if (r.isEmpty() || r.getValue(F, ROLE) == null) {
+                return Optional.empty();
+            }
+            return Optional.of(toKey(hash, r));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public List<KeyRecord> keys() {
+        List<KeyRecord> out = new ArrayList<>();
+        Scan scan = new Scan().withStartRow(Bytes.toBytes("key/")).withStopRow(Bytes.toBytes("key0"));
+        try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
+            for (Result r : rs) {
+                if (r.getValue(F, ROLE) != null) {
+                    out.add(toKey(Bytes.toString(r.getRow()).substring(4), r));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    private static KeyRecord toKey(String hash, Result r) {
+        return new KeyRecord(hash, Bytes.toString(r.getValue(F, ROLE)), instant(r.getValue(F, CREATED_AT)),
+                instant(r.getValue(F, REVOKED_AT)));
+    }
+
+    // --- helpers ---------------------------------------------------------------------------
+
+    private static byte[] dayRow(LocalDate day) {
+        return Bytes.toBytes("day/" + day);
+    }
+
+    private static Instant instant(byte[] v) {
+        return v == null || v.length != 8 ? null : Instant.ofEpochMilli(Bytes.toLong(v));
+    }
+
+    private void put(Put p) {
+        try (Table t = table()) {
+            t.put(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Table table() throws IOException {
+        return connection.getTable(layout.metaTable());
+    }
+}

@@ -1,0 +1,147 @@
+package io.adreport.schema.table;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.NamespaceNotFoundException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+
+/**
+ * {@code schema apply}: creates missing tables and verifies existing ones against the cube. It
+ * never alters an existing table: a difference (family, TTL, Bloom filter, encoding, region
+ * count) is reported as drift for an operator to decide on, because silently re-splitting or
+ * shortening a TTL can destroy data. Idempotent: a second run creates nothing.
+ */
+public final class SchemaApplier {
+
+    /** What happened (or would happen) to one table. */
+    public record TableResult(TableName table, Action action, List<String> drift) {
+        public TableResult {
+            drift = List.copyOf(drift);
+        }
+
+        @Override
+        public String toString() {
+            String s = String.format("%-8s %s", action.label, table.getNameAsString());
+            return drift.isEmpty() ? s : s + "\n" + String.join("\n", drift.stream().map(d -> "         drift: " + d).toList());
+        }
+    }
+
+    public enum Action {
+        CREATED("created"), WOULD_CREATE("missing"), OK("ok"), DRIFT("drift");
+
+        final String label;
+
+        Action(String label) {
+            this.label = label;
+        }
+    }
+
+    /** The outcome of one apply. */
+    public record Report(List<TableResult> tables) {
+        public Report {
+            tables = List.copyOf(tables);
+        }
+
+        public boolean hasDrift() {
+            return tables.stream().anyMatch(t -> t.action() == Action.DRIFT);
+        }
+
+        public long count(Action a) {
+            return tables.stream().filter(t -> t.action() == a).count();
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder();
+            tables.forEach(t -> sb.append(t).append('\n'));
+            sb.append(String.format("%d created, %d missing, %d ok, %d with drift",
+                    count(Action.CREATED), count(Action.WOULD_CREATE), count(Action.OK), count(Action.DRIFT)));
+            return sb.toString();
+        }
+    }
+
+    private final TableLayout layout;
+
+    public SchemaApplier(TableLayout layout) {
+        this.layout = layout;
+    }
+
+    public Report apply(Admin admin, boolean dryRun) throws IOException {
+        if (!dryRun) {
+            ensureNamespace(admin);
+        }
+        List<TableResult> results = new ArrayList<>();
+        for (TableLayout.Spec spec : layout.specs()) {
+            TableName name = spec.descriptor().getTableName();
+            if (!namespaceExists(admin) || !admin.tableExists(name)) {
+                if (dryRun) {
+                    results.add(new TableResult(name, Action.WOULD_CREATE, List.of()));
+                } else {
+                    if (spec.splits().length == 0) {
+                        admin.createTable(spec.descriptor());
+                    } else {
+                        admin.createTable(spec.descriptor(), spec.splits());
+                    }
+                    results.add(new TableResult(name, Action.CREATED, List.of()));
+                }
+                continue;
+            }
+            List<String> drift = drift(admin, spec);
+            results.add(new TableResult(name, drift.isEmpty() ? Action.OK : Action.DRIFT, drift));
+        }
+        return new Report(results);
+    }
+
+    private List<String> drift(Admin admin, TableLayout.Spec spec) throws IOException {
+        List<String> drift = new ArrayList<>();
+        TableDescriptor live = admin.getDescriptor(spec.descriptor().getTableName());
+        ColumnFamilyDescriptor want = spec.family();
+        ColumnFamilyDescriptor have = live.getColumnFamily(want.getName());
+        if (have == null) {
+            drift.add("family '" + want.getNameAsString() + "' is missing");
+            return drift;
+        }
+        if (have.getTimeToLive() != want.getTimeToLive()) {
+            drift.add("TTL is " + have.getTimeToLive() + " s, cube wants " + want.getTimeToLive() + " s");
+        }
+        if (have.getBloomFilterType() != want.getBloomFilterType()) {
+            drift.add("Bloom filter is " + have.getBloomFilterType() + ", cube wants " + want.getBloomFilterType());
+        }
+        if (have.getDataBlockEncoding() != want.getDataBlockEncoding()) {
+            drift.add("block encoding is " + have.getDataBlockEncoding() + ", cube wants " + want.getDataBlockEncoding());
+        }
+        if (have.getMaxVersions() != want.getMaxVersions()) {
+            drift.add("max versions is " + have.getMaxVersions() + ", cube wants " + want.getMaxVersions());
+        }
+        for (ColumnFamilyDescriptor f : live.getColumnFamilies()) {
+            if (!f.getNameAsString().equals(want.getNameAsString())) {
+                drift.add("unexpected family '" + f.getNameAsString() + "'");
+            }
+        }
+        int regions = admin.getRegions(spec.descriptor().getTableName()).size();
+        if (regions < spec.regions()) {
+            drift.add("has " + regions + " regions, cube pre-splits " + spec.regions() + " salt buckets");
+        }
+        return drift;
+    }
+
+    private boolean namespaceExists(Admin admin) throws IOException {
+        try {
+            admin.getNamespaceDescriptor(layout.namespace());
+            return true;
+        } catch (NamespaceNotFoundException e) {
+            return false;
+        }
+    }
+
+    private void ensureNamespace(Admin admin) throws IOException {
+        if (!namespaceExists(admin)) {
+            admin.createNamespace(NamespaceDescriptor.create(layout.namespace()).build());
+        }
+    }
+}

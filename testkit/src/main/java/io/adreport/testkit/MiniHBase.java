@@ -1,0 +1,82 @@
+package io.adreport.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.StartMiniClusterOption;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+
+/**
+ * One HBase mini cluster (ZooKeeper + master + one region server) on the local filesystem,
+ * shared by every test in the JVM. Tests isolate themselves with {@link #freshNamespace}
+ * instead of fresh clusters: a cluster start costs ~10 s, a namespace a few milliseconds.
+ *
+ * <p>No HDFS: its NameNode web server needs Hadoop's Jetty 9, which cannot live beside
+ * Javalin's Jetty 11 in one JVM. HBaseTestingUtility already points {@code fs.defaultFS} at the
+ * local filesystem and relaxes the stream-capability check for it.
+ */
+public final class MiniHBase {
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    private final HBaseTestingUtility util;
+    private final Connection connection;
+
+    private MiniHBase(HBaseTestingUtility util, Connection connection) {
+        this.util = util;
+        this.connection = connection;
+    }
+
+    static MiniHBase start() {
+        try {
+            org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
+            HBaseTestingUtility util = new HBaseTestingUtility();
+            Configuration conf = util.getConfiguration();
+            conf.setInt("hbase.master.info.port", -1);
+            conf.setInt("hbase.regionserver.info.port", -1);
+            conf.setInt("hbase.client.retries.number", 5);
+            conf.setInt("hbase.regionserver.handler.count", 30);
+            util.startMiniZKCluster();
+            util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
+            return new MiniHBase(util, ConnectionFactory.createConnection(conf));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the HBase mini cluster", e);
+        }
+    }
+
+    void stop() {
+        try {
+            connection.close();
+            util.shutdownMiniCluster();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Client configuration for the cluster (a copy: callers may change it). */
+    public Configuration configuration() {
+        return new Configuration(util.getConfiguration());
+    }
+
+    /** The shared connection; do not close it. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /** The ZooKeeper client port. */
+    public int zooKeeperPort() {
+        return util.getZkCluster().getClientPort();
+    }
+
+    /** The underlying utility, for fault injection (e.g. restarting the region server). */
+    public HBaseTestingUtility util() {
+        return util;
+    }
+
+    /** A namespace name no other test in this JVM has used; tables are created by the caller. */
+    public String freshNamespace(String hint) {
+        return (hint.replaceAll("[^A-Za-z0-9_]", "_") + "_" + NAMESPACES.incrementAndGet()).toLowerCase();
+    }
+}

@@ -20,13 +20,16 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <ul>
  *   <li>{@code e:v} — the normalized event as compact JSON
  *       ({@code {"type","id","ts":millis,"d":{dims},"n":{numbers},"j":joinRef,"h":{hashed}}});</li>
- *   <li>{@code e:a} — arrival time, epoch millis (8-byte long): late-event accounting.</li>
+ *   <li>{@code e:a} — arrival time, epoch millis (8-byte long): late-event accounting;</li>
+ *   <li>{@code e:dup} — how many replays of this event were acknowledged as duplicates (8-byte
+ *       long, incremented by the aggregator, best effort): duplicate accounting in drift reports.</li>
  * </ul>
  * Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL.
  */
 public final class RawEventCodec {
     public static final byte[] VALUE = Bytes.toBytes("v");
     public static final byte[] ARRIVAL = Bytes.toBytes("a");
+    public static final byte[] DUPLICATES = Bytes.toBytes("dup");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RowKeyCodec keys;
@@ -94,6 +97,12 @@ public final class RawEventCodec {
             throw new IllegalArgumentException("raw row has no e:v cell");
         }
         return fromJson(v);
+    }
+
+    /** Duplicates recorded on a raw row (0 when none). */
+    public static long duplicates(Result r) {
+        byte[] d = r.getValue(TableLayout.RAW_FAMILY, DUPLICATES);
+        return d == null || d.length != 8 ? 0 : Bytes.toLong(d);
     }
 
     /** Arrival time of a raw row, or null when absent. */

@@ -1,0 +1,77 @@
+package io.adreport.schema.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.CubeLoader;
+import io.adreport.testkit.HBaseExtension;
+import io.adreport.testkit.MiniHBase;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.BloomType;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(HBaseExtension.class)
+class SchemaApplierTest {
+    private final Cube cube = CubeLoader.defaultCube();
+
+    @Test
+    void apply_creates_presplit_tables_and_a_second_apply_changes_nothing(MiniHBase hbase) throws Exception {
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("apply"));
+        SchemaApplier applier = new SchemaApplier(layout);
+        try (Admin admin = hbase.connection().getAdmin()) {
+            SchemaApplier.Report dry = applier.apply(admin, true);
+            assertEquals(cube.rollups().size() + 2, dry.count(SchemaApplier.Action.WOULD_CREATE));
+            assertFalse(admin.tableExists(layout.rawTable()), "a dry run creates nothing");
+
+            SchemaApplier.Report first = applier.apply(admin, false);
+            assertEquals(cube.rollups().size() + 2, first.count(SchemaApplier.Action.CREATED));
+            SchemaApplier.Report second = applier.apply(admin, false);
+            assertEquals(cube.rollups().size() + 2, second.count(SchemaApplier.Action.OK), second.toString());
+            assertEquals(0, second.count(SchemaApplier.Action.CREATED));
+
+            List<RegionInfo> raw = admin.getRegions(layout.rawTable());
+            assertEquals(cube.rawSaltBuckets(), raw.size());
+            List<RegionInfo> campaign = admin.getRegions(layout.counterTable("campaign"));
+            assertEquals(cube.saltBuckets(), campaign.size());
+            assertTrue(campaign.stream().anyMatch(r -> Bytes.equals(r.getStartKey(), new byte[] {5})), "split on salt byte 5");
+
+            ColumnFamilyDescriptor c = admin.getDescriptor(layout.counterTable("campaign")).getColumnFamily(TableLayout.COUNTER_FAMILY);
+            assertEquals(400 * 86_400, c.getTimeToLive());
+            assertEquals(BloomType.ROW, c.getBloomFilterType());
+            assertEquals(DataBlockEncoding.FAST_DIFF, c.getDataBlockEncoding());
+            ColumnFamilyDescriptor e = admin.getDescriptor(layout.rawTable()).getColumnFamily(TableLayout.RAW_FAMILY);
+            assertEquals(cube.rawTtlDays() * 86_400, e.getTimeToLive());
+            ColumnFamilyDescriptor n = admin.getDescriptor(layout.counterTable("network")).getColumnFamily(TableLayout.COUNTER_FAMILY);
+            assertEquals(800 * 86_400, n.getTimeToLive());
+        }
+    }
+
+    @Test
+    void drift_is_reported_not_repaired(MiniHBase hbase) throws Exception {
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("drift"));
+        SchemaApplier applier = new SchemaApplier(layout);
+        try (Admin admin = hbase.connection().getAdmin()) {
+            applier.apply(admin, false);
+            TableName zone = layout.counterTable("zone");
+            admin.modifyColumnFamily(zone, ColumnFamilyDescriptorBuilder.newBuilder(
+                    admin.getDescriptor(zone).getColumnFamily(TableLayout.COUNTER_FAMILY)).setTimeToLive(3600).build());
+
+            SchemaApplier.Report report = applier.apply(admin, false);
+            assertTrue(report.hasDrift());
+            SchemaApplier.TableResult result = report.tables().stream().filter(t -> t.table().equals(zone)).findFirst().orElseThrow();
+            assertEquals(SchemaApplier.Action.DRIFT, result.action());
+            assertEquals(List.of("TTL is 3600 s, cube wants 34560000 s"), result.drift());
+            assertEquals(3600, admin.getDescriptor(zone).getColumnFamily(TableLayout.COUNTER_FAMILY).getTimeToLive(), "left as it was");
+        }
+    }
+}

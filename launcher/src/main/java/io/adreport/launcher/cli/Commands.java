@@ -1,0 +1,94 @@
+package io.adreport.launcher.cli;
+
+import io.adreport.launcher.local.LocalStack;
+import io.adreport.schema.config.ConfigDef;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Dispatches {@code bin/adreport COMMAND ...}. */
+public final class Commands {
+    static final String USAGE = """
+            usage: bin/adreport COMMAND [options]
+
+              local [--demo] [--demo-rate N] [--data-dir DIR] [--port P] [--ingest-port P] [--cube FILE] [--verbose]
+                    run everything on this machine: embedded HBase, ingest, report API + dashboard, nightly reconcile
+              schema apply [--dry-run]           create or verify the tables (exit 2 when they drift from the cube)
+              reconcile --day YYYY-MM-DD [--dry-run]
+                                                 recount a day from raw events and correct the counters
+              keys add --role analyst|advertiser:ID|publisher:ID
+              keys revoke KEY_OR_HASH_PREFIX
+              keys list
+              replay FILE [--rate N] [--url URL] [...]   post an NDJSON or CSV file of events (replay --help)
+              config                             print every setting (markdown)
+
+            common options: --data-dir DIR (default ./data), --cube FILE, --config FILE, --set name=value, --verbose
+            Commands other than 'local' talk to the local stack running with the same --data-dir,
+            or to the cluster whose hbase-site.xml is in HBASE_CONF_DIR.
+            """;
+
+    static final Map<String, String> FLAG_SETTINGS = Map.of(
+            "data-dir", "data.dir",
+            "cube", "cube.file",
+            "port", "report.port",
+            "ingest-port", "ingest.port",
+            "namespace", "hbase.namespace");
+
+    private static final Set<String> VALUED = Set.of("data-dir", "cube", "config", "port", "ingest-port", "namespace",
+            "role", "day", "demo-rate");
+    private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help");
+
+    private Commands() {
+    }
+
+    public static int run(List<String> argv, PrintStream out, PrintStream err) throws Exception {
+        if (argv.isEmpty() || List.of("help", "--help", "-h").contains(argv.get(0))) {
+            out.print(USAGE);
+            return argv.isEmpty() ? 64 : 0;
+        }
+        String command = argv.get(0);
+        List<String> rest = argv.subList(1, argv.size());
+        if (command.equals("replay")) {
+            return ReplayLauncher.run(rest, out, err);
+        }
+        Args args = Args.parse(rest, VALUED, BOOLEANS);
+        Logging.configure(args.has("verbose"));
+        Settings settings = Settings.from(args, FLAG_SETTINGS);
+        switch (command) {
+            case "local" -> {
+                return LocalStack.run(settings, args, out);
+            }
+            case "schema" -> {
+                expect(args, 1, "schema apply [--dry-run]");
+                if (!args.positionals().get(0).equals("apply")) {
+                    throw new Args.UsageException("unknown schema command '" + args.positionals().get(0) + "' (try: schema apply)");
+                }
+                return SchemaCommand.run(Context.from(settings), args.has("dry-run"), out);
+            }
+            case "reconcile" -> {
+                if (args.flag("day") == null) {
+                    throw new Args.UsageException("reconcile needs --day YYYY-MM-DD");
+                }
+                return ReconcileLauncher.run(Context.from(settings), args.flag("day"), args.has("dry-run"), out);
+            }
+            case "keys" -> {
+                return KeysCommand.run(Context.from(settings), args, out);
+            }
+            case "config" -> {
+                for (ConfigDef def : ConfigDefs.all()) {
+                    out.println("### " + def.title() + "\n");
+                    out.println(def.markdown());
+                }
+                return 0;
+            }
+            default -> throw new Args.UsageException("unknown command '" + command + "'");
+        }
+    }
+
+    static void expect(Args args, int positionals, String usage) {
+        if (args.positionals().size() != positionals) {
+            throw new Args.UsageException("usage: bin/adreport " + usage);
+        }
+    }
+}

@@ -25,7 +25,7 @@ public record CoreConfig(Path dataDir, Path cubeFile, String namespace, String d
                     "HBase namespace of all tables; empty means the cube's name")
             .define("device.hash.secret", Type.STRING, "", "at least 16 characters", v -> v.isEmpty() || v.length() >= 16,
                     "HMAC-SHA256 secret for device ids; required outside local mode (local mode generates one in the data directory)")
-            .define("ingest.accept.window.days", Type.INT, "7", "1..3650", ConfigDef.between(1, 3650),
+            .define("ingest.accept.window.days", Type.INT, "7", "1..36500", ConfigDef.between(1, 36500),
                     "Oldest accepted event time, in days before now; widen it to back-fill history");
 
     public static CoreConfig from(ConfigDef.Values v) {

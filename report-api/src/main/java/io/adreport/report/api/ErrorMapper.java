@@ -1,0 +1,62 @@
+package io.adreport.report.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.adreport.report.auth.AccessDenied;
+import io.adreport.report.query.QueryException;
+import io.adreport.report.query.ReadFailure;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.http.HttpStatus;
+import io.javalin.validation.ValidationError;
+import io.javalin.validation.ValidationException;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one exception mapper: every failure becomes a JSON {@code {"error", "parameter"}} with the
+ * right status. Client errors carry the rule that was broken; server errors are logged here and
+ * answered without internals.
+ */
+final class ErrorMapper {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+
+    /** The error body. {@code parameter} is present for 400s about a parameter. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ErrorBody(String error, String parameter) {
+    }
+
+    /** A 400 about one parameter. */
+    static HttpResponseException badParam(String parameter, String rule) {
+        return new HttpResponseException(HttpStatus.BAD_REQUEST.getCode(), parameter + ": " + rule, Map.of("parameter", parameter));
+    }
+
+    void handle(Exception e, Context ctx) {
+        if (e instanceof ValidationException ve) {
+            Map.Entry<String, List<ValidationError<Object>>> first = ve.getErrors().entrySet().iterator().next();
+            String message = first.getValue().isEmpty() ? "is invalid" : first.getValue().get(0).getMessage();
+            reply(ctx, HttpStatus.BAD_REQUEST, first.getKey() + ": " + message, first.getKey());
+        } else if (e instanceof QueryException qe) {
+            reply(ctx, HttpStatus.BAD_REQUEST, qe.getMessage(), qe.parameter());
+        } else if (e instanceof AccessDenied ad) {
+            reply(ctx, HttpStatus.FORBIDDEN, ad.getMessage(), null);
+        } else if (e instanceof HttpResponseException hre) {
+            HttpStatus status = HttpStatus.forStatus(hre.getStatus());
+            if (status == HttpStatus.UNAUTHORIZED) {
+                ctx.header("WWW-Authenticate", "Bearer");
+            }
+            reply(ctx, status, hre.getMessage(), hre.getDetails().get("parameter"));
+        } else if (e instanceof ReadFailure rf) {
+            LOG.warn("report read failed: {}", rf.getMessage(), rf.getCause());
+            reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "counters are unavailable, try again: " + rf.getMessage(), null);
+        } else {
+            LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
+            reply(ctx, HttpStatus.INTERNAL_SERVER_ERROR, "internal error", null);
+        }
+    }
+
+    private static void reply(Context ctx, HttpStatus status, String error, String parameter) {
+        ctx.status(status).json(new ErrorBody(error, parameter));
+    }
+}

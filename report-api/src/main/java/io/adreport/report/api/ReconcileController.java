@@ -1,0 +1,108 @@
+package io.adreport.report.api;
+
+import static io.adreport.report.api.ErrorMapper.badParam;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.adreport.report.auth.AccessPolicy;
+import io.adreport.schema.meta.MetaStore;
+import io.javalin.http.Context;
+import io.javalin.http.NotFoundResponse;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * Drift reports of the nightly reconcile job, for analysts: {@code GET /v1/reconcile/{day}} and
+ * {@code GET /v1/reconcile?from&to} (the days that were closed or reconciled in a range). The
+ * drift JSON is the job's own, passed through unchanged.
+ */
+final class ReconcileController {
+    static final int MAX_DAYS = 92;
+
+    /**
+     * @param day          UTC day
+     * @param status       closing (a recount is running or failed) or reconciled
+     * @param closingAt    when the day was closed for live increments
+     * @param reconciledAt when the last recount finished
+     * @param drift        the drift report of the last recount
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record DayReport(String day, String status, String closingAt, String reconciledAt, JsonNode drift) {
+    }
+
+    /** @param days closed or reconciled days of the range, oldest first */
+    public record DayReports(List<DayReport> days) {
+    }
+
+    private final MetaStore meta;
+    private final AccessPolicy policy;
+    private final ObjectMapper mapper;
+    private final Clock clock;
+
+    ReconcileController(MetaStore meta, AccessPolicy policy, ObjectMapper mapper, Clock clock) {
+        this.meta = meta;
+        this.policy = policy;
+        this.mapper = mapper;
+        this.clock = clock;
+    }
+
+    void day(Context ctx) {
+        policy.requireAnalyst(BearerAuth.role(ctx), "the drift report");
+        LocalDate day = date(ctx.pathParam("day"), "day");
+        MetaStore.DayState s = meta.day(day);
+        if (s.status() == MetaStore.DayStatus.LIVE || (s.driftJson() == null && s.reconciledAt() == null)) {
+            throw new NotFoundResponse(day + " was never reconciled");
+        }
+        ctx.json(report(s));
+    }
+
+    void list(Context ctx) {
+        policy.requireAnalyst(BearerAuth.role(ctx), "the drift report");
+        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        LocalDate to = ctx.queryParam("to") == null ? today : date(ctx.queryParam("to"), "to");
+        LocalDate from = ctx.queryParam("from") == null ? to.minusDays(6) : date(ctx.queryParam("from"), "from");
+        if (from.isAfter(to)) {
+            throw badParam("from", "must not be after to");
+        }
+        if (from.plusDays(MAX_DAYS).isBefore(to)) {
+            throw badParam("from", "the range must be at most " + MAX_DAYS + " days");
+        }
+        List<DayReport> days = meta.days(from, to).values().stream().filter(MetaStore.DayState::closed).map(this::report).toList();
+        ctx.json(new DayReports(days));
+    }
+
+    private DayReport report(MetaStore.DayState s) {
+        return new DayReport(s.day().toString(), s.status().name().toLowerCase(java.util.Locale.ROOT),
+                text(s.closingAt()), text(s.reconciledAt()), drift(s.driftJson()));
+    }
+
+    private JsonNode drift(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return mapper.readTree(json);
+        } catch (JsonProcessingException e) {
+            return TextNode.valueOf(json); // not JSON: still the job's words, passed through as text
+        }
+    }
+
+    private static String text(Instant t) {
+        return t == null ? null : t.toString();
+    }
+
+    private static LocalDate date(String v, String name) {
+        try {
+            return LocalDate.parse(v);
+        } catch (DateTimeException e) {
+            throw badParam(name, "must be a date YYYY-MM-DD");
+        }
+    }
+}

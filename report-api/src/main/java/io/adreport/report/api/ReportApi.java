@@ -1,0 +1,172 @@
+package io.adreport.report.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.report.ReportConfig;
+import io.adreport.report.auth.AccessPolicy;
+import io.adreport.report.auth.ApiKeys;
+import io.adreport.report.query.CounterReader;
+import io.adreport.report.query.QueryPlanner;
+import io.adreport.report.query.ReportEngine;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.table.TableLayout;
+import io.javalin.Javalin;
+import io.javalin.http.HandlerType;
+import io.javalin.http.staticfiles.Location;
+import io.javalin.json.JavalinJackson;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.hadoop.hbase.client.Connection;
+
+/**
+ * The report API and dashboard as one Javalin app. Every route is declared once, below, as an
+ * {@link ApiRoute}: Javalin serves it and the OpenAPI document describes it from the same list.
+ *
+ * <p><b>Moving parts.</b> One bounded read executor ({@code report.query.threads} threads, a
+ * queue of {@code report.query.queue}; when full the request thread runs the read itself, so load
+ * slows callers down instead of growing a queue) is created here and shut down when the server
+ * stops. The HBase {@link Connection} is the process's shared one and is not closed here.
+ *
+ * <p><b>Security.</b> A before-handler on {@code /v1/*} resolves the bearer key to a role
+ * (401 otherwise); the {@link AccessPolicy} confines a tenant to its own rows before anything is
+ * read (403 otherwise). {@code /}, {@code /healthz}, {@code /metrics} and {@code /openapi.json}
+ * carry no tenant data.
+ */
+public final class ReportApi {
+    static final String VERSION = "1";
+
+    /**
+     * What the API needs; one of each per process.
+     *
+     * @param cube       the cube
+     * @param layout     table names
+     * @param connection the shared HBase connection
+     * @param meta       day status, drift reports, key hashes
+     * @param keys       API key lookup
+     * @param metrics    the process's metrics registry
+     * @param clock      time for day status and the key cache
+     * @param config     limits and port
+     */
+    public record Deps(Cube cube, TableLayout layout, Connection connection, MetaStore meta, ApiKeys keys,
+                       Metrics metrics, Clock clock, ReportConfig config) {
+        public Deps {
+            Objects.requireNonNull(cube, "cube");
+            Objects.requireNonNull(layout, "layout");
+            Objects.requireNonNull(connection, "connection");
+            Objects.requireNonNull(meta, "meta");
+            Objects.requireNonNull(keys, "keys");
+            Objects.requireNonNull(metrics, "metrics");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(config, "config");
+        }
+
+        /** Wires the meta store and key store over {@code connection} for the tables of {@code cube} in {@code namespace}. */
+        public static Deps of(Connection connection, Cube cube, String namespace, ReportConfig config, Metrics metrics, Clock clock) {
+            TableLayout layout = new TableLayout(cube, namespace);
+            MetaStore meta = new MetaStore(connection, layout, clock);
+            return new Deps(cube, layout, connection, meta, apiKeys(meta, cube, config, clock), metrics, clock, config);
+        }
+    }
+
+    private ReportApi() {
+    }
+
+    /** The key store the API authenticates with; also what {@code bin/adreport keys} uses. */
+    public static ApiKeys apiKeys(MetaStore meta, Cube cube, ReportConfig config, Clock clock) {
+        return new ApiKeys(meta, cube, clock, config.keyCache(), config.keyCacheSize());
+    }
+
+    /** The app, not started: call {@code start(port)} (e.g. {@code deps.config().port()}). */
+    public static Javalin create(Deps deps) {
+        ReportConfig cfg = deps.config();
+        ThreadPoolExecutor executor = readExecutor(cfg);
+        ObjectMapper mapper = new ObjectMapper();
+        AccessPolicy policy = new AccessPolicy(deps.cube());
+        ReportParams params = new ReportParams(deps.cube(), cfg.maxLimit());
+        ReportEngine engine = new ReportEngine(deps.cube(),
+                new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets()),
+                new CounterReader(deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(), cfg.queryTimeout(), deps.metrics()),
+                cfg.maxResultRows());
+
+        OpsController ops = new OpsController(deps.metrics(), deps.connection());
+        RollupController rollups = new RollupController(deps.cube(), policy);
+        ReportController reports = new ReportController(deps.cube(), params, policy, engine, deps.meta(), deps.clock());
+        ReconcileController reconcile = new ReconcileController(deps.meta(), policy, mapper, deps.clock());
+        BearerAuth auth = new BearerAuth(deps.keys());
+        ErrorMapper errors = new ErrorMapper();
+
+        Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "the key may not read this");
+        List<ApiRoute> routes = List.of(
+                new ApiRoute(HandlerType.GET, "/healthz", "Liveness and HBase connection state", "operations", false,
+                        List.of(), Map.of(200, "up", 503, "HBase connection lost"), ops::health),
+                new ApiRoute(HandlerType.GET, "/metrics", "Prometheus metrics: requests by route and status, HBase read latency",
+                        "operations", false, List.of(), Map.of(200, "text exposition format 0.0.4"), ops::metrics),
+                new ApiRoute(HandlerType.GET, "/openapi.json", "This document", "operations", false,
+                        List.of(), Map.of(200, "OpenAPI 3 document"), ops::openApi),
+                new ApiRoute(HandlerType.GET, "/v1/rollups", "Rollups the key may read: dimensions, tenant, granularities, metrics",
+                        "reports", true, List.of(), merge(common, Map.of(200, "rollups")), rollups::list),
+                new ApiRoute(HandlerType.GET, "/v1/reports/{rollup}", "A report over one rollup, JSON or CSV", "reports", true,
+                        params.docs(), merge(common, Map.of(200, "report rows and day status", 400, "a parameter breaks a rule",
+                        404, "unknown rollup", 503, "HBase unavailable")), reports::report),
+                new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift (analysts)",
+                        "reconcile", true, List.of(
+                        ApiRoute.Param.query("from", "string", "first UTC day YYYY-MM-DD; default 6 days before to"),
+                        ApiRoute.Param.query("to", "string", "last UTC day YYYY-MM-DD, inclusive; default today; at most "
+                                + ReconcileController.MAX_DAYS + " days after from")),
+                        merge(common, Map.of(200, "days", 400, "bad date")), reconcile::list),
+                new ApiRoute(HandlerType.GET, "/v1/reconcile/{day}", "Drift report of one UTC day (analysts)", "reconcile", true,
+                        List.of(ApiRoute.Param.path("day", "UTC day YYYY-MM-DD")),
+                        merge(common, Map.of(200, "status and drift report", 400, "bad date", 404, "never reconciled")),
+                        reconcile::day));
+        ops.openApi(OpenApiDocument.of("adreport report API", VERSION, routes));
+        RequestMetrics requestMetrics = new RequestMetrics(deps.metrics(),
+                routes.stream().map(ApiRoute::path).collect(Collectors.toUnmodifiableSet()));
+
+        Javalin app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.jsonMapper(new JavalinJackson(mapper, false));
+            config.staticFiles.enableWebjars();
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/";
+                files.directory = "/io/adreport/report/dashboard";
+                files.location = Location.CLASSPATH;
+            });
+            config.requestLogger.http(requestMetrics::record);
+            config.router.mount(router -> {
+                router.before("/v1/*", auth::authenticate);
+                for (ApiRoute r : routes) {
+                    router.addHttpHandler(r.method(), r.path(), r.handler());
+                }
+                router.exception(Exception.class, errors::handle);
+            });
+        });
+        app.events(e -> e.serverStopped(executor::shutdownNow));
+        return app;
+    }
+
+    private static ThreadPoolExecutor readExecutor(ReportConfig cfg) {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(cfg.queryThreads(), cfg.queryThreads(), 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(cfg.queryQueue()), r -> {
+                    Thread t = new Thread(r, "report-read-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.CallerRunsPolicy());
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    private static Map<Integer, String> merge(Map<Integer, String> a, Map<Integer, String> b) {
+        java.util.HashMap<Integer, String> out = new java.util.HashMap<>(a);
+        out.putAll(b);
+        return out;
+    }
+}

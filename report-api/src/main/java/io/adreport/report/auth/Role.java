@@ -1,0 +1,72 @@
+package io.adreport.report.auth;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.Dimension;
+import io.adreport.schema.cube.Rollup;
+import java.util.Objects;
+
+/**
+ * Who a key belongs to: {@code analyst} (every rollup), or a tenant {@code KIND:ID} where KIND
+ * is a tenant dimension of the cube ({@code advertiser}, {@code publisher} in the ads cube) and
+ * ID a value of it.
+ *
+ * @param kind {@code analyst} or the tenant dimension
+ * @param id   the tenant's value, or null for analysts
+ */
+public record Role(String kind, String id) {
+    public static final String ANALYST = "analyst";
+
+    public Role {
+        Objects.requireNonNull(kind, "kind");
+        if (kind.equals(ANALYST) != (id == null)) {
+            throw new IllegalArgumentException("an analyst has no id; a tenant has one");
+        }
+    }
+
+    public static Role analyst() {
+        return new Role(ANALYST, null);
+    }
+
+    public boolean isAnalyst() {
+        return id == null;
+    }
+
+    /**
+     * Parses {@code analyst} or {@code KIND:ID} against {@code cube}.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    public static Role parse(String text, Cube cube) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("role must be analyst or KIND:ID");
+        }
+        if (text.equals(ANALYST)) {
+            return analyst();
+        }
+        int colon = text.indexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("role must be analyst or KIND:ID (KIND one of "
+                    + tenantKinds(cube) + "), not '" + text + "'");
+        }
+        String kind = text.substring(0, colon);
+        String id = text.substring(colon + 1);
+        if (cube.rollups().stream().noneMatch(r -> kind.equals(r.tenant()))) {
+            throw new IllegalArgumentException("role kind must be one of " + tenantKinds(cube) + ", not '" + kind + "'");
+        }
+        Dimension d = cube.dimension(kind).orElseThrow();
+        String value = d.normalizeValue(id);
+        if (value.isEmpty() || value.length() > d.maxLength() || value.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("role id must be 1.." + d.maxLength() + " characters without control characters");
+        }
+        return new Role(kind, value);
+    }
+
+    private static String tenantKinds(Cube cube) {
+        return cube.rollups().stream().map(Rollup::tenant).filter(Objects::nonNull).distinct().toList().toString();
+    }
+
+    @Override
+    public String toString() {
+        return isAnalyst() ? ANALYST : kind + ":" + id;
+    }
+}

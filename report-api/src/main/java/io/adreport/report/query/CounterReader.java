@@ -1,0 +1,282 @@
+package io.adreport.report.query;
+
+import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.rowkey.CounterKey;
+import io.adreport.schema.rowkey.KeyRange;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.BinaryComponentComparator;
+import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Reads the counter rows of a {@link QueryPlan} and sums them into (output bucket, groupBy
+ * values) cells.
+ *
+ * <p><b>Reads.</b> A fixed series (every dimension filtered) is a multi-get of keys the codec
+ * computes, salt included, in chunks of {@value #GET_CHUNK}. Anything else is one scan per salt
+ * bucket over [fromMinute, toMinute) of the stored granularity — the salt hashes the series, so
+ * any series can be in any bucket — run in parallel on the shared bounded executor and merged.
+ * Never a full-table scan: every scan is bounded by its bucket's time range. When the leading
+ * dimensions are fixed (always the tenant for a tenant key) a server-side {@link RowFilter}
+ * with a {@link BinaryComponentComparator} at {@link RowKeyCodec#COUNTER_VALUES_OFFSET} drops
+ * other rows in the region server; remaining filters are applied here.
+ *
+ * <p><b>Bounds.</b> Rows read by all tasks of one report are counted; past
+ * {@code maxRowsScanned} every task stops and the report fails with a {@link QueryException}.
+ * Memory is bounded by that count (cells ≤ rows read).
+ *
+ * <p><b>Concurrency.</b> Stateless between calls; each task fills its own map, and only the
+ * request thread merges. The executor is owned by the caller (one per process).
+ *
+ * <p><b>Failure.</b> An HBase error or a read slower than the timeout becomes a
+ * {@link ReadFailure} (503); outstanding tasks are cancelled.
+ */
+public final class CounterReader {
+    static final int GET_CHUNK = 1000;
+    private static final int SCAN_CACHING = 1000;
+
+    private final Connection connection;
+    private final TableLayout layout;
+    private final RowKeyCodec codec;
+    private final ExecutorService executor;
+    private final long maxRowsScanned;
+    private final Duration timeout;
+    private final Metrics.Histogram getLatency;
+    private final Metrics.Histogram scanLatency;
+    private final Metrics.Counter rowsRead;
+
+    public CounterReader(Connection connection, TableLayout layout, ExecutorService executor, long maxRowsScanned,
+                         Duration timeout, Metrics metrics) {
+        this.connection = connection;
+        this.layout = layout;
+        this.codec = new RowKeyCodec(layout.cube());
+        this.executor = executor;
+        this.maxRowsScanned = maxRowsScanned;
+        this.timeout = timeout;
+        String help = "Latency of HBase reads of the report API, seconds";
+        this.getLatency = metrics.histogram("adreport_report_hbase_read_seconds", help, Metrics.LATENCY_BUCKETS, "kind", "multiget");
+        this.scanLatency = metrics.histogram("adreport_report_hbase_read_seconds", help, Metrics.LATENCY_BUCKETS, "kind", "scan");
+        this.rowsRead = metrics.counter("adreport_report_rows_read_total", "Counter rows read by reports");
+    }
+
+    /** Sums of {@code plan.columns()} per (bucket, groupBy values). */
+    public Map<GroupKey, long[]> read(ReportQuery q, QueryPlan plan) {
+        Job job = new Job(q, plan);
+        List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
+        if (plan.pointLookup()) {
+            List<byte[]> keys = new ArrayList<>();
+            List<String> values = seriesValues(q);
+            for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
+                keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
+            }
+            for (int i = 0; i < keys.size(); i += GET_CHUNK) {
+                List<byte[]> chunk = keys.subList(i, Math.min(keys.size(), i + GET_CHUNK));
+                tasks.add(() -> job.get(chunk));
+            }
+        } else if (q.singleSeries()) {
+            int salt = codec.counterSalt(q.rollup(), seriesValues(q));
+            tasks.add(() -> job.scan(salt));
+        } else {
+            for (int salt = 0; salt < codec.saltBuckets(); salt++) {
+                int s = salt;
+                tasks.add(() -> job.scan(s));
+            }
+        }
+        return runAndMerge(tasks, job, plan.columns().size());
+    }
+
+    private Map<GroupKey, long[]> runAndMerge(List<Callable<Map<GroupKey, long[]>>> tasks, Job job, int width) {
+        List<Future<Map<GroupKey, long[]>>> futures = new ArrayList<>(tasks.size());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            for (Callable<Map<GroupKey, long[]>> t : tasks) {
+                futures.add(executor.submit(t));
+            }
+            Map<GroupKey, long[]> merged = new HashMap<>();
+            for (Future<Map<GroupKey, long[]>> f : futures) {
+                Map<GroupKey, long[]> part = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                for (Map.Entry<GroupKey, long[]> e : part.entrySet()) {
+                    long[] sum = merged.computeIfAbsent(e.getKey(), k -> new long[width]);
+                    long[] add = e.getValue();
+                    for (int i = 0; i < width; i++) {
+                        sum[i] += add[i];
+                    }
+                }
+            }
+            return merged;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof QueryException qe) {
+                throw qe;
+            }
+            throw new ReadFailure("reading counters failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new ReadFailure("reading counters took longer than " + timeout.toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReadFailure("interrupted", e);
+        } finally {
+            job.stop();
+            futures.forEach(f -> f.cancel(true));
+        }
+    }
+
+    /** Values of a fully fixed series, in rollup order. */
+    private static List<String> seriesValues(ReportQuery q) {
+        return q.rollup().dimensions().stream().map(q.filters()::get).toList();
+    }
+
+    /** The state one report's read tasks share: the row budget and the row decoder. */
+    private final class Job {
+        private final ReportQuery q;
+        private final QueryPlan plan;
+        private final byte[][] qualifiers;
+        private final int[] groupPositions;
+        private final int[] filterPositions;
+        private final String[] filterValues;
+        private final byte[] fixedPrefix;
+        private final AtomicLong rows = new AtomicLong();
+        private volatile boolean stopped;
+
+        Job(ReportQuery q, QueryPlan plan) {
+            this.q = q;
+            this.plan = plan;
+            this.qualifiers = plan.columns().stream().map(Bytes::toBytes).toArray(byte[][]::new);
+            Rollup r = q.rollup();
+            this.groupPositions = q.groupBy().stream().mapToInt(r.dimensions()::indexOf).toArray();
+            // Leading fixed dimensions are matched in the region server; the rest here.
+            ByteArrayOutputStream prefix = new ByteArrayOutputStream();
+            int lead = 0;
+            while (lead < r.dimensions().size() && q.filters().containsKey(r.dimensions().get(lead))) {
+                prefix.writeBytes(RowKeyCodec.terminatedValue(q.filters().get(r.dimensions().get(lead))));
+                lead++;
+            }
+            this.fixedPrefix = lead == 0 ? null : prefix.toByteArray();
+            List<Integer> positions = new ArrayList<>();
+            List<String> values = new ArrayList<>();
+            for (int i = lead; i < r.dimensions().size(); i++) {
+                String v = q.filters().get(r.dimensions().get(i));
+                if (v != null) {
+                    positions.add(i);
+                    values.add(v);
+                }
+            }
+            this.filterPositions = positions.stream().mapToInt(Integer::intValue).toArray();
+            this.filterValues = values.toArray(String[]::new);
+        }
+
+        void stop() {
+            stopped = true;
+        }
+
+        Map<GroupKey, long[]> get(List<byte[]> keys) throws IOException {
+            List<Get> gets = new ArrayList<>(keys.size());
+            for (byte[] k : keys) {
+                Get g = new Get(k);
+                for (byte[] qual : qualifiers) {
+                    g.addColumn(TableLayout.COUNTER_FAMILY, qual);
+                }
+                gets.add(g);
+            }
+            Map<GroupKey, long[]> out = new HashMap<>();
+            long t0 = System.nanoTime();
+            Result[] results;
+            try (Table table = connection.getTable(layout.counterTable(q.rollup()))) {
+                results = table.get(gets);
+            }
+            getLatency.observeNanos(System.nanoTime() - t0);
+            for (Result r : results) {
+                if (!r.isEmpty()) {
+                    count();
+                    add(out, r);
+                }
+            }
+            return out;
+        }
+
+        Map<GroupKey, long[]> scan(int salt) throws IOException {
+            KeyRange range = codec.counterTimeRange(salt, plan.stored(), plan.fromMinute(), plan.toMinute());
+            Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING);
+            for (byte[] qual : qualifiers) {
+                scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
+            }
+            if (fixedPrefix != null) {
+                scan.setFilter(new RowFilter(CompareOperator.EQUAL,
+                        new BinaryComponentComparator(fixedPrefix, RowKeyCodec.COUNTER_VALUES_OFFSET)));
+            }
+            Map<GroupKey, long[]> out = new HashMap<>();
+            long t0 = System.nanoTime();
+            try (Table table = connection.getTable(layout.counterTable(q.rollup()));
+                 ResultScanner rs = table.getScanner(scan)) {
+                for (Result r : rs) {
+                    if (stopped || Thread.currentThread().isInterrupted()) {
+                        break;
+                    }
+                    count();
+                    add(out, r);
+                }
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+            scanLatency.observeNanos(System.nanoTime() - t0);
+            return out;
+        }
+
+        private void count() {
+            rowsRead.inc();
+            if (rows.incrementAndGet() > maxRowsScanned) {
+                stopped = true;
+                throw new QueryException("from", "the report would read more than " + maxRowsScanned
+                        + " counter rows; shorten from..to, filter more dimensions or group by fewer");
+            }
+        }
+
+        private void add(Map<GroupKey, long[]> out, Result r) {
+            CounterKey key = codec.parseCounterKey(r.getRow());
+            List<String> values = key.values();
+            for (int i = 0; i < filterPositions.length; i++) {
+                if (!values.get(filterPositions[i]).equals(filterValues[i])) {
+                    return;
+                }
+            }
+            int bucket = plan.buckets().indexOf(key.bucketMinute());
+            if (bucket < 0) {
+                return;
+            }
+            String[] group = new String[groupPositions.length];
+            for (int i = 0; i < group.length; i++) {
+                group[i] = values.get(groupPositions[i]);
+            }
+            long[] sum = out.computeIfAbsent(new GroupKey(bucket, List.of(group)), k -> new long[qualifiers.length]);
+            for (int i = 0; i < qualifiers.length; i++) {
+                byte[] v = r.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
+                if (v != null && v.length == Bytes.SIZEOF_LONG) {
+                    sum[i] += Bytes.toLong(v);
+                }
+            }
+        }
+    }
+}

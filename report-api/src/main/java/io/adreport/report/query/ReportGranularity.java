@@ -1,0 +1,24 @@
+package io.adreport.report.query;
+
+import java.util.Locale;
+
+/** Width of a report's time buckets, cut in the report's time zone. */
+public enum ReportGranularity {
+    HOUR, DAY, MONTH,
+    /** One bucket: the whole range [from, to). */
+    ALL;
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The granularity named {@code label}, or null. */
+    public static ReportGranularity fromLabel(String label) {
+        for (ReportGranularity g : values()) {
+            if (g.label().equals(label)) {
+                return g;
+            }
+        }
+        return null;
+    }
+}

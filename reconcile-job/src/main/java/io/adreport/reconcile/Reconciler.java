@@ -1,0 +1,80 @@
+package io.adreport.reconcile;
+
+import io.adreport.reconcile.job.ReconcileJob;
+import io.adreport.reconcile.report.DriftReport;
+import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.client.Connection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plain Java entry to reconciliation, shared by the CLI, the {@code hadoop jar} tool, the
+ * scheduler and the tests: {@link #reconcile} closes the day ({@link DayCloseProtocol}), runs
+ * the job ({@link ReconcileJob}) and records the drift report with the day's
+ * {@code reconciled} status; a dry run only runs the job, without closing or writing anything.
+ *
+ * <p>Concurrency: one reconciliation at a time per instance (the scheduler and an operator may
+ * both ask); callers queue on the instance lock. The {@link Connection} is the process's shared
+ * one and is not closed here; the job's tasks open their own from the configuration.
+ */
+public final class Reconciler {
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+
+    private final Configuration jobConf;
+    private final TableLayout layout;
+    private final MetaStore meta;
+    private final DayCloseProtocol close;
+    private final Clock clock;
+
+    public Reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config, Clock clock) {
+        this(conf, connection, layout, config, clock, DayCloseProtocol.Sleeper.REAL);
+    }
+
+    public Reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config, Clock clock,
+                      DayCloseProtocol.Sleeper sleeper) {
+        this.jobConf = new Configuration(conf);
+        config.applyTo(jobConf);
+        this.layout = layout;
+        this.meta = new MetaStore(connection, layout, clock);
+        this.close = new DayCloseProtocol(meta, clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.clock = clock;
+    }
+
+    /**
+     * Reconciles {@code day}: close, recount and correct, record. Only days before today (UTC)
+     * can be closed — closing a day stops its live counting. Throws when the job fails; the day
+     * then stays {@code closing} and the next run retries it.
+     *
+     * @param progress where map/reduce progress lines go, or null
+     */
+    public synchronized DriftReport reconcile(LocalDate day, boolean dryRun, PrintStream progress)
+            throws IOException, InterruptedException {
+        if (dryRun) {
+            return ReconcileJob.run(jobConf, layout, day, true, clock, progress);
+        }
+        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        if (!day.isBefore(today)) {
+            throw new IllegalArgumentException("--day: must be before today (" + today + " UTC): reconciling closes the day for live counting, not " + day);
+        }
+        DayCloseProtocol.Outcome outcome = close.close(day);
+        DriftReport report = ReconcileJob.run(jobConf, layout, day, false, clock, progress)
+                .withUnacknowledged(outcome.unacknowledged());
+        meta.markReconciled(day, report.toJson());
+        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}", day,
+                report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift());
+        return report;
+    }
+
+    /** The job alone, in this JVM's local job runner or on the configured cluster: no close, no record. */
+    public static DriftReport run(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun)
+            throws IOException, InterruptedException {
+        return ReconcileJob.run(conf, layout, day, dryRun, Clock.systemUTC(), null);
+    }
+}

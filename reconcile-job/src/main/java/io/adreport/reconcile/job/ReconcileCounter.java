@@ -1,0 +1,37 @@
+package io.adreport.reconcile.job;
+
+/**
+ * Job counters of the reconcile job. Every raw row and counter cell the job reads ends up in
+ * exactly one of the "read" counters; every record it skips is counted as such.
+ */
+public enum ReconcileCounter {
+    /** Raw rows of the day that parsed into an event and were counted. */
+    EVENTS_READ,
+    /** Sum of the rows' {@code e:dup} cells: replays acknowledged as duplicates and not counted. */
+    DUPLICATES,
+    /**
+     * Events whose arrival ({@code e:a}) is at or after the end of their UTC day: they arrived
+     * after midnight UTC, so a live counter of the day may have been read (or closed) without them.
+     */
+    LATE_EVENTS,
+    /** Join events (clicks, conversions) whose target (impression) was not found. */
+    UNATTRIBUTED,
+    /** Join events attributed through a target found in the raw table. */
+    ATTRIBUTED,
+    /** Raw rows skipped because they do not hold a valid event of that row and day. */
+    MALFORMED,
+    /** Counter rows of the day read from the counter tables. */
+    COUNTER_ROWS_READ,
+    /** Counter cells skipped because their column is not a metric of the cube (left untouched). */
+    FOREIGN_CELLS,
+    /** Counter cells whose value is not an 8-byte long (rewritten or deleted like any wrong cell). */
+    DAMAGED_CELLS,
+    /** Distinct counter cells compared: expected by the recount, stored, or both. */
+    CELLS_CHECKED,
+    /** Cells written (Put of the exact value) or deleted because they differed. */
+    CELLS_CORRECTED,
+    /** Of the corrected cells, those deleted because no event of the day counts in them. */
+    CELLS_DELETED,
+    /** Sum over cells of |expected - stored| (a missing cell stores 0). */
+    ABSOLUTE_DRIFT
+}

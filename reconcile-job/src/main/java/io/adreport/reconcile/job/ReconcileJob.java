@@ -1,0 +1,202 @@
+package io.adreport.reconcile.job;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.reconcile.report.DriftReport;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.mapreduce.MultiTableOutputFormat;
+import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
+import org.apache.hadoop.mapreduce.Counter;
+import org.apache.hadoop.mapreduce.CounterGroup;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
+
+/**
+ * Builds, runs and reads the reconcile MapReduce job for one UTC day.
+ *
+ * <p>Shape: {@link DayInputFormat} (D's raw rows and D's counter rows, nothing else) →
+ * {@link RecountMapper} (events → expected deltas through {@code CounterFanout}; counter rows →
+ * stored values) → {@link CellCombiner} → {@link CellReducer} (expected vs stored per cell;
+ * Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
+ * dry run. Corrections are Puts of absolute values, so a retried reduce attempt writes the same
+ * bytes again: task retries cannot double-count, unlike increments.
+ *
+ * <p>Where it runs: with {@code mapreduce.framework.name=local} (the default when no cluster is
+ * configured) the local job runner runs the tasks in this JVM, with its working files in a
+ * temporary directory (under {@code reconcile.tmp.dir} when set) that is deleted afterwards;
+ * with {@code yarn} the job and its dependency jars are shipped to the cluster.
+ */
+public final class ReconcileJob {
+    /** Base directory for the local job runner's files; empty means the system temp dir. */
+    public static final String TMP_DIR = "reconcile.tmp.dir";
+    /** Reduce tasks (the output is partitioned by cell). */
+    public static final String REDUCERS = "reconcile.reducers";
+
+    private ReconcileJob() {
+    }
+
+    /** The job, configured and not submitted. {@code conf} is copied. */
+    public static Job create(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun) throws IOException {
+        Configuration c = new Configuration(conf);
+        JobSettings.write(c, layout, day, dryRun);
+        c.setBoolean("mapreduce.map.speculative", false);
+        c.setBoolean("mapreduce.reduce.speculative", false);
+        c.setInt("mapreduce.job.counters.max", Math.max(c.getInt("mapreduce.job.counters.max", 120), 500));
+        Job job = Job.getInstance(c, "adreport reconcile " + layout.namespace() + " " + day + (dryRun ? " (dry run)" : ""));
+        job.setJarByClass(ReconcileJob.class);
+        job.setInputFormatClass(DayInputFormat.class);
+        job.setMapperClass(RecountMapper.class);
+        job.setMapOutputKeyClass(ImmutableBytesWritable.class);
+        job.setMapOutputValueClass(CellValue.class);
+        job.setCombinerClass(CellCombiner.class);
+        job.setReducerClass(CellReducer.class);
+        job.setNumReduceTasks(Math.max(1, c.getInt(REDUCERS, 1)));
+        if (dryRun) {
+            job.setOutputFormatClass(NullOutputFormat.class);
+        } else {
+            job.setOutputFormatClass(MultiTableOutputFormat.class);
+        }
+        job.setOutputKeyClass(ImmutableBytesWritable.class);
+        if (!isLocal(c)) {
+            TableMapReduceUtil.addDependencyJars(job);
+            TableMapReduceUtil.addDependencyJarsForClasses(job.getConfiguration(), Cube.class, ObjectMapper.class,
+                    JsonParser.class, JsonInclude.class, DriftReport.class);
+        }
+        return job;
+    }
+
+    /**
+     * Runs the job to completion and returns its drift report; {@code progress}, when not null,
+     * gets one line per change of the map/reduce percentages. Throws when the job fails.
+     */
+    public static DriftReport run(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun,
+                                  Clock clock, PrintStream progress) throws IOException, InterruptedException {
+        Configuration c = new Configuration(conf);
+        Path work = null;
+        if (isLocal(c)) {
+            String base = c.get(TMP_DIR, "");
+            work = base.isEmpty() ? Files.createTempDirectory("adreport-reconcile")
+                    : Files.createTempDirectory(Files.createDirectories(Path.of(base)), "adreport-reconcile");
+            localRunner(c, work);
+        }
+        try {
+            Instant started = clock.instant();
+            Job job = create(c, layout, day, dryRun);
+            try {
+                job.submit();
+            } catch (ClassNotFoundException e) {
+                throw new IOException("cannot submit the reconcile job: " + e.getMessage(), e);
+            }
+            String last = "";
+            while (!job.isComplete()) {
+                last = report(progress, job, last);
+                Thread.sleep(250);
+            }
+            report(progress, job, last);
+            if (!job.isSuccessful()) {
+                throw new IOException("reconcile job for " + day + " failed: " + job.getStatus().getFailureInfo());
+            }
+            Instant finished = clock.instant();
+            return report(layout.cube(), day, dryRun, started, finished, job.getCounters());
+        } finally {
+            if (work != null) {
+                deleteRecursively(work);
+            }
+        }
+    }
+
+    static boolean isLocal(Configuration conf) {
+        return "local".equals(conf.get("mapreduce.framework.name", "local"));
+    }
+
+    /** Local job runner settings: files under {@code work}, small sort buffers, two map threads. */
+    static void localRunner(Configuration c, Path work) {
+        c.set("mapreduce.framework.name", "local");
+        c.set("hadoop.tmp.dir", work.resolve("tmp").toString());
+        c.set("mapreduce.cluster.local.dir", work.resolve("local").toString());
+        c.set("mapreduce.jobtracker.staging.root.dir", work.resolve("staging").toString());
+        c.setIfUnset("mapreduce.task.io.sort.mb", "32");
+        c.setIfUnset("mapreduce.local.map.tasks.maximum", "2");
+        c.set("fs.defaultFS", "file:///");
+    }
+
+    private static String report(PrintStream out, Job job, String last) throws IOException {
+        if (out == null) {
+            return last;
+        }
+        String now = String.format("map %3d%%  reduce %3d%%", Math.round(job.mapProgress() * 100), Math.round(job.reduceProgress() * 100));
+        if (!now.equals(last)) {
+            out.println(now);
+            out.flush();
+        }
+        return now;
+    }
+
+    /** The drift report of a finished job, from its counters. */
+    static DriftReport report(Cube cube, LocalDate day, boolean dryRun, Instant started, Instant finished,
+                              org.apache.hadoop.mapreduce.Counters counters) {
+        Map<String, DriftReport.RollupDrift> rollups = new LinkedHashMap<>();
+        long max = 0;
+        for (Rollup r : cube.rollups()) {
+            CounterGroup g = counters.getGroup(Counters.rollupGroup(r.name()));
+            long rollupMax = 0;
+            for (Counter counter : g) {
+                if (counter.getName().startsWith(Counters.MAX_CELL_DRIFT)) {
+                    rollupMax = Math.max(rollupMax, counter.getValue());
+                }
+            }
+            max = Math.max(max, rollupMax);
+            rollups.put(r.name(), new DriftReport.RollupDrift(value(g, Counters.EVENTS), value(g, Counters.CELLS_CHECKED),
+                    value(g, Counters.CELLS_CORRECTED), value(g, Counters.CELLS_DELETED), value(g, Counters.ABSOLUTE_DRIFT), rollupMax));
+        }
+        DriftReport.Totals totals = new DriftReport.Totals(
+                counters.findCounter(ReconcileCounter.EVENTS_READ).getValue(),
+                counters.findCounter(ReconcileCounter.DUPLICATES).getValue(),
+                counters.findCounter(ReconcileCounter.LATE_EVENTS).getValue(),
+                counters.findCounter(ReconcileCounter.UNATTRIBUTED).getValue(),
+                counters.findCounter(ReconcileCounter.MALFORMED).getValue(),
+                counters.findCounter(ReconcileCounter.CELLS_CHECKED).getValue(),
+                counters.findCounter(ReconcileCounter.CELLS_CORRECTED).getValue(),
+                counters.findCounter(ReconcileCounter.CELLS_DELETED).getValue(),
+                counters.findCounter(ReconcileCounter.ABSOLUTE_DRIFT).getValue(),
+                max);
+        return new DriftReport(day, dryRun ? DriftReport.DRY_RUN : DriftReport.RECONCILED, started, finished,
+                Duration.between(started, finished).toMillis(), dryRun, totals, rollups, List.of());
+    }
+
+    private static long value(CounterGroup g, String name) {
+        Counter c = g.findCounter(name, false);
+        return c == null ? 0 : c.getValue();
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            List<Path> all = new ArrayList<>(paths.sorted(Comparator.reverseOrder()).toList());
+            for (Path p : all) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the job's working directory " + dir, e);
+        }
+    }
+}

@@ -56,6 +56,9 @@ public final class LocalStack {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             out.println("\nadreport: stopping (flushing buffers) ...");
             try {
+                // HBase logs its own orderly stop as errors (regions closing under it): not news.
+                org.apache.log4j.LogManager.getLogger("org.apache.hadoop").setLevel(org.apache.log4j.Level.OFF);
+                org.apache.log4j.LogManager.getLogger("org.apache.zookeeper").setLevel(org.apache.log4j.Level.OFF);
                 connection.close();
                 hbase.close();
             } catch (IOException | RuntimeException e) {

@@ -1,0 +1,53 @@
+package io.adreport.launcher.embedded;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.CubeLoader;
+import io.adreport.schema.hbase.HBaseEndpoint;
+import io.adreport.schema.table.SchemaApplier;
+import io.adreport.schema.table.TableLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EmbeddedHBaseTest {
+
+    @Test
+    void data_survives_a_clean_restart_and_other_processes_find_the_stack(@TempDir Path dir) throws Exception {
+        Cube cube = CubeLoader.defaultCube();
+        TableLayout layout = new TableLayout(cube, "persist");
+        byte[] row = Bytes.toBytes("day/2026-11-29");
+        try (EmbeddedHBase hbase = EmbeddedHBase.start(dir, Duration.ofMinutes(3))) {
+            assertTrue(Files.exists(dir.resolve(HBaseEndpoint.ZK_PORT_FILE)), "port published for other processes");
+            try (Connection c = ConnectionFactory.createConnection(HBaseEndpoint.configuration(dir)); Admin admin = c.getAdmin()) {
+                new SchemaApplier(layout).apply(admin, false);
+                try (Table t = c.getTable(layout.metaTable())) {
+                    t.put(new Put(row).addColumn(TableLayout.META_FAMILY, Bytes.toBytes("status"), Bytes.toBytes("closing")));
+                }
+            }
+        }
+        assertFalse(Files.exists(dir.resolve(HBaseEndpoint.ZK_PORT_FILE)), "a stopped stack is not advertised");
+
+        try (EmbeddedHBase hbase = EmbeddedHBase.start(dir, Duration.ofMinutes(3));
+             Connection c = ConnectionFactory.createConnection(hbase.configuration());
+             Admin admin = c.getAdmin()) {
+            SchemaApplier.Report again = new SchemaApplier(layout).apply(admin, false);
+            assertTrue(again.count(SchemaApplier.Action.CREATED) == 0, again.toString());
+            try (Table t = c.getTable(layout.metaTable())) {
+                assertArrayEquals(Bytes.toBytes("closing"), t.get(new Get(row)).getValue(TableLayout.META_FAMILY, Bytes.toBytes("status")));
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.adreport.aggregator;
+
+import io.adreport.aggregator.coalesce.CoalescingBuffer;
+import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.dayclose.DayCloseWatcher;
+import io.adreport.aggregator.dayclose.SendGate;
+import io.adreport.aggregator.flush.CoalescedCounters;
+import io.adreport.aggregator.flush.CounterWriter;
+import io.adreport.aggregator.flush.Flusher;
+import io.adreport.aggregator.flush.NaiveCounters;
+import io.adreport.aggregator.ingest.IngestServer;
+import io.adreport.aggregator.store.GroupCommit;
+import io.adreport.aggregator.store.RawStore;
+import io.adreport.schema.event.EventParser;
+import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import io.javalin.Javalin;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.client.Connection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running aggregator: HTTP ingest → raw store with dedup and attribution → counter fan-out
+ * (coalesced or naive) → HBase counter tables, with the day-close handshake beside it.
+ *
+ * <p>Start-up order: day-close watcher (reads the closed days once before any event is
+ * counted), counter path, raw store, HTTP last. {@link #close()} runs the reverse: stop HTTP
+ * (no new requests), let the raw store answer every admitted request, flush the counter
+ * buffer, stop the watcher. The caller owns the {@link Connection} and closes it afterwards.
+ */
+public final class Aggregator implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Aggregator.class);
+
+    private final AggregatorConfig config;
+    private final AggregatorMetrics metrics;
+    private final DayCloseWatcher watcher;
+    private final CounterWriter counters;
+    private final RawStore store;
+    private final ExecutorService flushPool;
+    private final Javalin http;
+    private boolean closed;
+
+    private Aggregator(AggregatorConfig config, AggregatorMetrics metrics, DayCloseWatcher watcher, CounterWriter counters,
+                       RawStore store, ExecutorService flushPool, Javalin http) {
+        this.config = config;
+        this.metrics = metrics;
+        this.watcher = watcher;
+        this.counters = counters;
+        this.store = store;
+        this.flushPool = flushPool;
+        this.http = http;
+    }
+
+    /** Starts an aggregator over the shared {@code connection}; tables must exist (schema apply). */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock) {
+        return start(connection, layout, parser, config, clock, TableSource.of(connection, config.hbaseTimeout()), new Metrics());
+    }
+
+    /**
+     * As {@link #start(Connection, TableLayout, EventParser, AggregatorConfig, Clock)}, with the
+     * table source (fault injection) and the metrics registry (to share one {@code /metrics})
+     * given by the caller.
+     */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock, TableSource tables, Metrics registry) {
+        AggregatorMetrics metrics = new AggregatorMetrics(registry);
+        SendGate gate = new SendGate();
+        DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
+                config.dayCloseWindow(), config.heartbeatInterval(), gate);
+        watcher.start(config.dayClosePoll());
+        CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
+        ExecutorService flushPool = null;
+        CounterWriter counters;
+        if (config.mode() == AggregatorConfig.Mode.NAIVE) {
+            counters = new NaiveCounters(layout, cells, tables, watcher, gate, metrics);
+        } else {
+            flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), r -> {
+                Thread t = new Thread(r, "adreport-flush-batch");
+                t.setDaemon(true);
+                return t;
+            });
+            Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(), config.flushConcurrency(), metrics);
+            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
+                    watcher, gate, metrics, config.flushInterval());
+        }
+        GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics);
+        RawStore store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
+        Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());
+        http.start(config.port());
+        LOG.info("aggregator {} ({} mode) ingesting on port {}", config.aggregatorId(),
+                config.mode().name().toLowerCase(java.util.Locale.ROOT), http.port());
+        return new Aggregator(config, metrics, watcher, counters, store, flushPool, http);
+    }
+
+    /** The ingest port actually bound. */
+    public int port() {
+        return http.port();
+    }
+
+    public AggregatorConfig config() {
+        return config;
+    }
+
+    /** The registry behind {@code /metrics}. */
+    public Metrics metrics() {
+        return metrics.registry();
+    }
+
+    /** Typed handles of the aggregator's metrics (tests, harnesses). */
+    public AggregatorMetrics stats() {
+        return metrics;
+    }
+
+    /** Sends every buffered counter delta now and returns when done (tests, benchmarks). */
+    public void flushNow() {
+        counters.flushNow();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        http.stop();
+        store.close();
+        counters.close();
+        watcher.close();
+        if (flushPool != null) {
+            flushPool.shutdown();
+            try {
+                flushPool.awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        LOG.info("aggregator {} stopped", config.aggregatorId());
+    }
+}

@@ -1,0 +1,106 @@
+package io.adreport.aggregator;
+
+import io.adreport.schema.config.ConfigDef;
+import io.adreport.schema.config.ConfigDef.Type;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The aggregator's settings, validated once at start-up from {@link #DEF}.
+ *
+ * @param port              ingest HTTP port (0: any free port)
+ * @param mode              coalesced (the product) or naive (one synchronous increment per cell per event)
+ * @param flushInterval     longest time a counter delta waits in the buffer
+ * @param bufferMaxCells    distinct counter cells that trigger a flush and, while still pending, push back on ingest
+ * @param blockTimeout      how long a request waits for buffer or queue space before it gets 429
+ * @param dayClosePoll      how often the meta table is read for closed days
+ * @param heartbeatInterval how often a heartbeat is written when nothing changed
+ * @param dayCloseWindow    how many days back the meta table is read for closed days (must cover the accept window)
+ * @param aggregatorId      this aggregator's name in heartbeats
+ * @param writerThreads     raw-store writer threads (parallel group commits)
+ * @param writeBatchMax     events one writer takes into one group commit
+ * @param queueEvents       events admitted to the raw-store queue before requests wait (then 429)
+ * @param flushBatchRows    Increments per {@code Table.batch} call
+ * @param flushConcurrency  {@code Table.batch} calls in flight during one flush
+ * @param hbaseTimeout      operation timeout of every HBase call; beyond it ingest answers 503
+ */
+public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
+                               Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
+                               int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
+                               int flushConcurrency, Duration hbaseTimeout) {
+
+    /** How live counters are written. */
+    public enum Mode { COALESCED, NAIVE }
+
+    public static final ConfigDef DEF = new ConfigDef("Aggregator")
+            .define("ingest.port", Type.INT, "8081", "0..65535", ConfigDef.between(0, 65535),
+                    "Ingest HTTP port (POST /v1/events, GET /v1/pixel); 0 picks a free port")
+            .define("aggregator.mode", Type.STRING, "coalesced", "coalesced or naive", ConfigDef.oneOf("coalesced", "naive"),
+                    "coalesced: sum increments in memory and flush them in batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks)")
+            .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
+                    "Longest time a counter delta waits in memory before it is sent to HBase")
+            .define("buffer.max.cells", Type.INT, "200000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+                    "Distinct counter cells in memory that trigger a flush; while the buffer stays this full, ingest waits and then answers 429")
+            .define("ingest.block.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
+                    "How long a request waits for buffer or queue space before it is answered 429 with Retry-After")
+            .define("dayclose.poll.ms", Type.DURATION_MS, "1000", "100..60000", ConfigDef.between(100, 60_000),
+                    "How often the meta table is read for days marked closing")
+            .define("heartbeat.interval.ms", Type.DURATION_MS, "10000", "100..600000", ConfigDef.between(100, 600_000),
+                    "How often the aggregator records that it is alive, with the closed days it has stopped counting")
+            .define("dayclose.window.days", Type.INT, "31", "2..3660, at least the accept window + 1", ConfigDef.between(2, 3660),
+                    "Days back from today that are watched for closing; must cover ingest.accept.window.days")
+            .define("aggregator.id", Type.STRING, "", null, v -> v.isEmpty() || v.matches("[A-Za-z0-9_.:-]{1,64}"),
+                    "Name of this aggregator in heartbeats; empty means host-pid")
+            .define("raw.writer.threads", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
+                    "Raw-store writer threads; each group-commits the events of many requests")
+            .define("raw.batch.max", Type.INT, "2000", "1..100000", ConfigDef.between(1, 100_000),
+                    "Events one writer takes into one group commit (one multi-get and one multi-put)")
+            .define("ingest.queue.events", Type.INT, "50000", "10000..1000000", ConfigDef.between(10_000, 1_000_000),
+                    "Events admitted to the raw-store queue at once; beyond, requests wait and then get 429")
+            .define("flush.batch.rows", Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
+                    "Increments (one per counter row) per Table.batch call")
+            .define("flush.concurrency", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
+                    "Table.batch calls in flight at once during a flush: the server applies increments of one call one by one")
+            .define("hbase.timeout.ms", Type.DURATION_MS, "15000", "100..600000", ConfigDef.between(100, 600_000),
+                    "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503");
+
+    public AggregatorConfig {
+        if (mode == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
+                || heartbeatInterval == null || hbaseTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
+            throw new IllegalArgumentException("every aggregator setting is required");
+        }
+        if (port < 0 || port > 65535 || bufferMaxCells < 1 || writerThreads < 1 || writeBatchMax < 1
+                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1) {
+            throw new IllegalArgumentException("aggregator settings out of range");
+        }
+    }
+
+    public static AggregatorConfig from(ConfigDef.Values v) {
+        String id = v.string("aggregator.id");
+        return new AggregatorConfig(v.integer("ingest.port"),
+                Mode.valueOf(v.string("aggregator.mode").toUpperCase(java.util.Locale.ROOT)),
+                v.millis("flush.interval.ms"), v.integer("buffer.max.cells"), v.millis("ingest.block.ms"),
+                v.millis("dayclose.poll.ms"), v.millis("heartbeat.interval.ms"), v.integer("dayclose.window.days"),
+                id.isEmpty() ? defaultId() : id, v.integer("raw.writer.threads"), v.integer("raw.batch.max"),
+                v.integer("ingest.queue.events"), v.integer("flush.batch.rows"), v.integer("flush.concurrency"),
+                v.millis("hbase.timeout.ms"));
+    }
+
+    /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */
+    public static AggregatorConfig of(Map<String, String> overrides) {
+        return from(DEF.parse(Map.of(), Map.of(), overrides));
+    }
+
+    static String defaultId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "localhost";
+        }
+        String id = (host + "-" + ManagementFactory.getRuntimeMXBean().getPid()).replaceAll("[^A-Za-z0-9_.:-]", "_");
+        return id.length() > 64 ? id.substring(0, 64) : id;
+    }
+}

@@ -1,0 +1,262 @@
+package io.adreport.aggregator.coalesce;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * Sums counter deltas in memory per (table, row, column) until the flusher drains them.
+ *
+ * <p>Shape: one entry per counter row ({@link RowCells}) holding one slot per metric column, so
+ * a drain yields exactly one multi-column Increment per row: a hot row gets at most one
+ * increment per flush, whatever the traffic.
+ *
+ * <p>Concurrency: any number of threads add while holding the shared side of {@code swapLock}
+ * (one acquisition per batch of adds, see {@link #adder()}); rows are found in a
+ * {@link ConcurrentHashMap} and summed with atomic adds, so adders never wait for each other.
+ * {@link #drain()} takes the exclusive side only to swap in an empty map, so no delta is ever
+ * split between two generations or lost in the swap. The cell and byte gauges are
+ * {@link LongAdder}s reset with the swap.
+ *
+ * <p>Bounds: {@code maxCells} distinct cells. The buffer itself never refuses an add (an event
+ * whose raw row is stored must be counted); instead ingest calls {@link #awaitSpace} before it
+ * admits a request and answers 429 when the buffer stays full. The overshoot is therefore
+ * bounded by the events already admitted (the raw-store queue bound) times the fan-out.
+ */
+public final class CoalescingBuffer {
+    /** Rough heap cost of one row entry beyond its key bytes: map node, RowCells, arrays. */
+    static final int ROW_OVERHEAD_BYTES = 160;
+    /** Heap cost of one metric slot. */
+    static final int CELL_BYTES = 8;
+
+    private final int columns;
+    private final int maxCells;
+    private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
+    private final ReentrantLock spaceLock = new ReentrantLock();
+    private final Condition spaceFreed = spaceLock.newCondition();
+    private final LongAdder cells = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private volatile ConcurrentHashMap<RowId, RowCells> rows = new ConcurrentHashMap<>();
+
+    /**
+     * @param columns  metric columns per row (the cube's metric count)
+     * @param maxCells distinct cells at which the buffer counts as full
+     */
+    public CoalescingBuffer(int columns, int maxCells) {
+        if (columns < 1 || columns > 31) {
+            throw new IllegalArgumentException("1..31 metric columns supported, got " + columns);
+        }
+        this.columns = columns;
+        this.maxCells = maxCells;
+    }
+
+    /** Distinct (table, row, column) cells waiting. */
+    public long cells() {
+        return cells.sum();
+    }
+
+    /** Approximate heap bytes held by waiting cells. */
+    public long bytes() {
+        return bytes.sum();
+    }
+
+    public int maxCells() {
+        return maxCells;
+    }
+
+    public boolean full() {
+        return cells.sum() >= maxCells;
+    }
+
+    /**
+     * Waits until the buffer is below its bound, at most {@code timeoutNanos}.
+     *
+     * @return false when it stayed full (the caller answers 429)
+     */
+    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
+        if (!full()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        spaceLock.lock();
+        try {
+            while (full()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                spaceFreed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            }
+            return true;
+        } finally {
+            spaceLock.unlock();
+        }
+    }
+
+    /**
+     * Opens a batch of adds: holds the shared side of the swap lock until closed. Use one per
+     * event (or per batch of events) in try-with-resources.
+     */
+    public Adder adder() {
+        swapLock.readLock().lock();
+        return new Adder(rows);
+    }
+
+    /** Adds under its own short batch. */
+    public void add(int table, byte[] row, int epochDay, int column, long delta) {
+        try (Adder a = adder()) {
+            a.add(table, row, epochDay, column, delta);
+        }
+    }
+
+    /** A batch of adds into one buffer generation. Not thread-safe; one thread, briefly. */
+    public final class Adder implements AutoCloseable {
+        private final ConcurrentHashMap<RowId, RowCells> target;
+        private boolean closed;
+
+        private Adder(ConcurrentHashMap<RowId, RowCells> target) {
+            this.target = target;
+        }
+
+        public void add(int table, byte[] row, int epochDay, int column, long delta) {
+            if (column < 0 || column >= columns) {
+                throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
+            }
+            RowId id = new RowId(table, row);
+            RowCells rc = target.get(id);
+            if (rc == null) {
+                RowCells fresh = new RowCells(table, row, epochDay, columns);
+                rc = target.putIfAbsent(id, fresh);
+                if (rc == null) {
+                    rc = fresh;
+                    bytes.add(row.length + ROW_OVERHEAD_BYTES);
+                }
+            }
+            if (rc.add(column, delta)) {
+                cells.increment();
+                bytes.add(CELL_BYTES);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                swapLock.readLock().unlock();
+            }
+        }
+    }
+
+    /** Takes everything buffered so far; later adds go to a fresh generation. */
+    public List<RowCells> drain() {
+        ConcurrentHashMap<RowId, RowCells> taken;
+        swapLock.writeLock().lock();
+        try {
+            taken = rows;
+            rows = new ConcurrentHashMap<>(Math.max(16, taken.size()));
+            cells.reset();
+            bytes.reset();
+        } finally {
+            swapLock.writeLock().unlock();
+        }
+        signalSpace();
+        return new ArrayList<>(taken.values());
+    }
+
+    private void signalSpace() {
+        spaceLock.lock();
+        try {
+            spaceFreed.signalAll();
+        } finally {
+            spaceLock.unlock();
+        }
+    }
+
+    /** Identity of a counter row: table index and row key bytes, hash cached. */
+    private static final class RowId {
+        final int table;
+        final byte[] row;
+        final int hash;
+
+        RowId(int table, byte[] row) {
+            this.table = table;
+            this.row = row;
+            this.hash = 31 * table + Arrays.hashCode(row);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RowId r && r.table == table && r.hash == hash && Arrays.equals(r.row, row);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** The buffered deltas of one counter row, one slot per metric column. */
+    public static final class RowCells {
+        private final int table;
+        private final byte[] row;
+        private final int epochDay;
+        private final AtomicLongArray deltas;
+        private final AtomicInteger touched = new AtomicInteger();
+
+        RowCells(int table, byte[] row, int epochDay, int columns) {
+            this.table = table;
+            this.row = row;
+            this.epochDay = epochDay;
+            this.deltas = new AtomicLongArray(columns);
+        }
+
+        /** @return true when this column was untouched before (a new distinct cell) */
+        boolean add(int column, long delta) {
+            deltas.addAndGet(column, delta);
+            int bit = 1 << column;
+            int seen = touched.get();
+            while ((seen & bit) == 0) {
+                if (touched.compareAndSet(seen, seen | bit)) {
+                    return true;
+                }
+                seen = touched.get();
+            }
+            return false;
+        }
+
+        public int table() {
+            return table;
+        }
+
+        public byte[] row() {
+            return row;
+        }
+
+        /** UTC epoch day of the row's time bucket. */
+        public int epochDay() {
+            return epochDay;
+        }
+
+        /** Bit {@code i} set when column {@code i} received a delta. */
+        public int touchedColumns() {
+            return touched.get();
+        }
+
+        public long delta(int column) {
+            return deltas.get(column);
+        }
+
+        /** Distinct cells in this row. */
+        public int cellCount() {
+            return Integer.bitCount(touched.get());
+        }
+    }
+}

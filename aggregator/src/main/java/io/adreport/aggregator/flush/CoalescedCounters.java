@@ -1,0 +1,171 @@
+package io.adreport.aggregator.flush;
+
+import io.adreport.aggregator.AggregatorMetrics;
+import io.adreport.aggregator.coalesce.CoalescingBuffer;
+import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.dayclose.DayCloseWatcher;
+import io.adreport.aggregator.dayclose.SendGate;
+import io.adreport.schema.event.Event;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coalesced counter path: events add their cells to a {@link CoalescingBuffer}; one flusher
+ * thread drains it every flush interval, or as soon as it reaches {@code buffer.max.cells}, and
+ * hands the generation to the {@link Flusher}.
+ *
+ * <p>Concurrency: raw-store writer threads call {@link #count} concurrently (the buffer is built
+ * for that). Flushes never overlap: the flusher thread, {@link #flushNow()} and {@link #close()}
+ * all flush under {@code flushLock}. Each flush runs inside the {@link SendGate}'s shared side
+ * and reads the closed days inside it, so the day-close watcher can wait for it.
+ *
+ * <p>Day close: cells of a closed day are skipped when added and dropped (and counted) before
+ * each flush, so none is sent once the watcher has published the day.
+ *
+ * <p>Shutdown: {@link #close()} stops the thread and flushes what is left.
+ */
+public final class CoalescedCounters implements CounterWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(CoalescedCounters.class);
+
+    private final CounterCells cells;
+    private final CoalescingBuffer buffer;
+    private final Flusher flusher;
+    private final DayCloseWatcher days;
+    private final SendGate gate;
+    private final AggregatorMetrics metrics;
+    private final long intervalNanos;
+    private final ReentrantLock flushLock = new ReentrantLock();
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition wake = wakeLock.newCondition();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public CoalescedCounters(CounterCells cells, CoalescingBuffer buffer, Flusher flusher, DayCloseWatcher days,
+                             SendGate gate, AggregatorMetrics metrics, Duration interval) {
+        this.cells = cells;
+        this.buffer = buffer;
+        this.flusher = flusher;
+        this.days = days;
+        this.gate = gate;
+        this.metrics = metrics;
+        this.intervalNanos = interval.toNanos();
+        metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
+        metrics.registry().gauge("adreport_buffer_bytes", "Approximate heap bytes of waiting counter cells", buffer::bytes);
+        this.thread = new Thread(this::run, "adreport-flusher");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    public CoalescingBuffer buffer() {
+        return buffer;
+    }
+
+    @Override
+    public void count(Event e, boolean attributed) {
+        int[] skipped = {0};
+        int n;
+        try (CoalescingBuffer.Adder adder = buffer.adder()) {
+            n = cells.forEach(e, attributed, (table, row, day, column, delta) -> {
+                if (days.isClosed(day)) {
+                    skipped[0]++;
+                } else {
+                    adder.add(table, row, day, column, delta);
+                }
+            });
+        }
+        metrics.countedEvents.inc();
+        metrics.fanoutCells.add(n);
+        if (skipped[0] > 0) {
+            metrics.cellsDroppedClosedDay.add(skipped[0]);
+        }
+        if (buffer.full()) {
+            wakeUp();
+        }
+    }
+
+    @Override
+    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
+        if (buffer.full()) {
+            wakeUp();
+        }
+        return buffer.awaitSpace(timeoutNanos);
+    }
+
+    @Override
+    public void flushNow() {
+        flushOnce();
+    }
+
+    private FlushReport flushOnce() {
+        flushLock.lock();
+        try {
+            gate.enter();
+            try {
+                List<CoalescingBuffer.RowCells> rows = buffer.drain();
+                if (rows.isEmpty()) {
+                    return FlushReport.EMPTY;
+                }
+                return flusher.send(rows, days.closedDays());
+            } finally {
+                gate.exit();
+            }
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    private void wakeUp() {
+        wakeLock.lock();
+        try {
+            wake.signalAll();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    private void run() {
+        long next = System.nanoTime() + intervalNanos;
+        while (running) {
+            wakeLock.lock();
+            try {
+                long wait = next - System.nanoTime();
+                while (running && wait > 0 && !buffer.full()) {
+                    wait = wake.awaitNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
+                    wait = next - System.nanoTime();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                wakeLock.unlock();
+            }
+            if (!running) {
+                return;
+            }
+            next = System.nanoTime() + intervalNanos;
+            try {
+                flushOnce();
+            } catch (RuntimeException e) {
+                LOG.error("flush failed unexpectedly", e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        wakeUp();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        FlushReport last = flushOnce();
+        LOG.info("final flush on shutdown: {} increments, {} cells, {} unapplied", last.rows(), last.cells(), last.unappliedCells());
+    }
+}

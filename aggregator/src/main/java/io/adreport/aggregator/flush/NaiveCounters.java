@@ -1,0 +1,99 @@
+package io.adreport.aggregator.flush;
+
+import io.adreport.aggregator.AggregatorMetrics;
+import io.adreport.aggregator.TableSource;
+import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.dayclose.DayCloseWatcher;
+import io.adreport.aggregator.dayclose.SendGate;
+import io.adreport.schema.event.Event;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.hbase.client.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic recipe, kept for comparison: every counter cell of every event is one synchronous
+ * {@code incrementColumnValue}, sent by the raw-store writer thread before the event's request is
+ * answered. Same counting rules, dedup, attribution and day close as the coalesced path; no
+ * buffer, so nothing to flush and no push-back beyond the writers' own pace.
+ *
+ * <p>Failure: a failed increment is not retried (its outcome is uncertain, see {@link Flusher});
+ * it is counted as unapplied and left to the nightly job.
+ */
+public final class NaiveCounters implements CounterWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(NaiveCounters.class);
+
+    private final TableLayout layout;
+    private final CounterCells cells;
+    private final TableSource tables;
+    private final DayCloseWatcher days;
+    private final SendGate gate;
+    private final AggregatorMetrics metrics;
+
+    public NaiveCounters(TableLayout layout, CounterCells cells, TableSource tables, DayCloseWatcher days, SendGate gate,
+                         AggregatorMetrics metrics) {
+        this.layout = layout;
+        this.cells = cells;
+        this.tables = tables;
+        this.days = days;
+        this.gate = gate;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void count(Event e, boolean attributed) {
+        Map<Integer, Table> open = new HashMap<>();
+        gate.enter();
+        try {
+            int n = cells.forEach(e, attributed, (table, row, day, column, delta) -> {
+                if (days.isClosed(day)) {
+                    metrics.cellsDroppedClosedDay.inc();
+                    return;
+                }
+                try {
+                    Table t = open.get(table);
+                    if (t == null) {
+                        t = tables.open(layout.counterTable(cells.rollup(table)));
+                        open.put(table, t);
+                    }
+                    t.incrementColumnValue(row, TableLayout.COUNTER_FAMILY, cells.qualifier(column), delta);
+                    metrics.incrementsSent.inc();
+                    metrics.cellsSent.inc();
+                } catch (IOException | RuntimeException ex) {
+                    metrics.flushFailures.inc();
+                    metrics.cellsUnapplied.inc();
+                    LOG.warn("naive increment failed, left to the nightly job: {}", ex.toString());
+                }
+            });
+            metrics.countedEvents.inc();
+            metrics.fanoutCells.add(n);
+        } finally {
+            gate.exit();
+            for (Table t : open.values()) {
+                try {
+                    t.close();
+                } catch (IOException ignored) {
+                    // Tables over a shared connection hold nothing to release.
+                }
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitSpace(long timeoutNanos) {
+        return true;
+    }
+
+    @Override
+    public void flushNow() {
+        // Every increment was sent synchronously.
+    }
+
+    @Override
+    public void close() {
+        // Nothing buffered.
+    }
+}

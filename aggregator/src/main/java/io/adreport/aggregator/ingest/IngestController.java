@@ -1,0 +1,135 @@
+package io.adreport.aggregator.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.adreport.aggregator.AggregatorMetrics;
+import io.adreport.aggregator.flush.CounterWriter;
+import io.adreport.aggregator.store.Outcome;
+import io.adreport.aggregator.store.Overloaded;
+import io.adreport.aggregator.store.RawStore;
+import io.adreport.aggregator.store.StoreUnavailable;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.event.Event;
+import io.adreport.schema.event.EventParser;
+import io.adreport.schema.event.EventRejected;
+import io.javalin.http.Context;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The ingest endpoints. A request is validated whole first (bad JSON: 400, nothing stored;
+ * invalid events: listed, the valid ones still stored), then admitted only if the counter
+ * buffer and the raw-store queue have room within the block limit (else 429 + Retry-After,
+ * nothing stored), then answered when every valid event is durably stored or found stored
+ * (HBase failure: 503; rows are written whole or not at all, and a retry is deduplicated).
+ */
+final class IngestController {
+    /** 1x1 transparent GIF. */
+    static final byte[] PIXEL = java.util.Base64.getDecoder().decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7");
+
+    private final EventParser parser;
+    private final RawStore store;
+    private final CounterWriter counters;
+    private final AggregatorMetrics metrics;
+    private final long blockNanos;
+    private final long answerTimeoutNanos;
+
+    IngestController(EventParser parser, RawStore store, CounterWriter counters, AggregatorMetrics metrics,
+                     Duration block, Duration hbaseTimeout) {
+        this.parser = parser;
+        this.store = store;
+        this.counters = counters;
+        this.metrics = metrics;
+        this.blockNanos = block.toNanos();
+        this.answerTimeoutNanos = hbaseTimeout.multipliedBy(3).plus(block).toNanos();
+    }
+
+    void postEvents(Context ctx) {
+        long start = System.nanoTime();
+        if (ctx.contentLength() > EventBody.MAX_BYTES) {
+            throw new IngestError(413, "body: must be at most " + EventBody.MAX_BYTES + " bytes (10 MiB)");
+        }
+        List<JsonNode> nodes = EventBody.parse(ctx.bodyAsBytes());
+        IngestResponse response = ingest(nodes);
+        metrics.requestSeconds.observeNanos(System.nanoTime() - start);
+        ctx.json(response);
+    }
+
+    void pixel(Context ctx) {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        Cube cube = parser.cube();
+        for (Map.Entry<String, List<String>> p : ctx.queryParamMap().entrySet()) {
+            String name = p.getKey();
+            String value = p.getValue().isEmpty() ? "" : p.getValue().get(0);
+            boolean numeric = cube.numericField(name).isPresent() || name.equals(cube.event().timeField());
+            if (numeric && value.matches("-?\\d{1,18}")) {
+                node.put(name, Long.parseLong(value));
+            } else {
+                node.put(name, value);
+            }
+        }
+        ctx.header("Cache-Control", "no-store");
+        IngestResponse r = ingest(List.of(node));
+        if (!r.rejected().isEmpty()) {
+            ctx.header("X-Adreport-Error", r.rejected().get(0).error());
+            ctx.status(400);
+        }
+        ctx.contentType("image/gif").result(PIXEL);
+    }
+
+    private IngestResponse ingest(List<JsonNode> nodes) {
+        List<Event> events = new ArrayList<>(nodes.size());
+        List<IngestResponse.Rejection> rejected = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            try {
+                events.add(parser.parse(nodes.get(i)));
+            } catch (EventRejected e) {
+                rejected.add(new IngestResponse.Rejection(i, e.getMessage()));
+                metrics.rejected(e.reason());
+            }
+        }
+        if (events.isEmpty()) {
+            return new IngestResponse(0, 0, rejected);
+        }
+        List<Outcome> outcomes = store(events);
+        long accepted = outcomes.stream().filter(o -> o == Outcome.STORED).count();
+        long duplicates = outcomes.size() - accepted;
+        metrics.accepted.add(accepted);
+        metrics.duplicates.add(duplicates);
+        return new IngestResponse(accepted, duplicates, rejected);
+    }
+
+    private List<Outcome> store(List<Event> events) {
+        try {
+            if (!counters.awaitSpace(blockNanos)) {
+                throw new IngestError(429, "overloaded: counter buffer full, retry later");
+            }
+            return store.submit(events, blockNanos).get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (Overloaded e) {
+            throw new IngestError(429, "overloaded: " + e.getMessage() + ", retry later");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IngestError(503, "interrupted");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            String why = cause instanceof StoreUnavailable ? cause.getMessage() : String.valueOf(cause);
+            throw new IngestError(503, "storage unavailable, retry later: " + why);
+        } catch (TimeoutException e) {
+            throw new IngestError(503, "storage did not answer in time, retry later (a retry is deduplicated)");
+        }
+    }
+
+    void healthz(Context ctx) {
+        ctx.json(Map.of("status", "ok", "queuedEvents", store.queued()));
+    }
+
+    void metrics(Context ctx) {
+        ctx.contentType(io.adreport.schema.metrics.Metrics.CONTENT_TYPE).result(metrics.registry().scrape());
+    }
+}

@@ -1,0 +1,35 @@
+package io.adreport.aggregator;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/** A clock tests set and advance instead of sleeping. */
+final class MutableClock extends Clock {
+    private volatile Instant now;
+
+    MutableClock(Instant now) {
+        this.now = now;
+    }
+
+    void advance(Duration d) {
+        now = now.plus(d);
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        return this;
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
+    }
+}

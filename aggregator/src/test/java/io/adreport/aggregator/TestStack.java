@@ -1,0 +1,209 @@
+package io.adreport.aggregator;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.CubeLoader;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.EventParser;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.rowkey.CounterKey;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.SchemaApplier;
+import io.adreport.schema.table.TableLayout;
+import io.adreport.testkit.MiniHBase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.client.Admin;
+import java.util.Map;
+import java.util.NavigableMap;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * One namespace with the cube's tables on the shared mini cluster, shared by every test of the
+ * JVM (creating the ten tables of a namespace costs ~20 s on a busy two-core machine). Tests
+ * isolate themselves in time instead: each takes a {@link #window}, a "now" ten days away from
+ * every other window, with its own clock and parser, and reads back only its own days.
+ */
+final class TestStack {
+    static final Instant BASE = Instant.parse("2026-11-29T12:00:00Z");
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static TestStack shared;
+    private static int windows;
+
+    final MiniHBase hbase;
+    final Cube cube;
+    final TableLayout layout;
+
+    static synchronized TestStack shared(MiniHBase hbase) {
+        if (shared == null) {
+            shared = new TestStack(hbase, "agg");
+        }
+        return shared;
+    }
+
+    /** A fresh ten-day slice of time: [now - 5 days, now + 5 days) belongs to the caller alone. */
+    Window window() {
+        int i;
+        synchronized (TestStack.class) {
+            i = windows++;
+        }
+        return new Window(BASE.minus(Duration.ofDays(10L * i)));
+    }
+
+    private TestStack(MiniHBase hbase, String hint) {
+        this.hbase = hbase;
+        Cube ads = CubeLoader.defaultCube();
+        // Four salt buckets instead of sixteen: the same code paths, tables created four times faster.
+        this.cube = new Cube(ads.name(), ads.event(), ads.dimensions(), ads.numericFields(), ads.metrics(), ads.derived(),
+                ads.rollups(), 4, 4, ads.rawTtlDays(), ads.maxValueLength());
+        this.layout = new TableLayout(cube, hbase.freshNamespace(hint));
+        createTables();
+    }
+
+    /**
+     * The layout's tables, created concurrently (one {@code SchemaApplier} run creates them one
+     * after another, ~2 s each on the mini cluster); then {@code SchemaApplier} verifies them.
+     */
+    private void createTables() {
+        try (Admin admin = hbase.connection().getAdmin()) {
+            admin.createNamespace(NamespaceDescriptor.create(layout.namespace()).build());
+            List<Future<Void>> pending = new ArrayList<>();
+            for (TableLayout.Spec spec : layout.specs()) {
+                pending.add(spec.splits().length == 0 ? admin.createTableAsync(spec.descriptor())
+                        : admin.createTableAsync(spec.descriptor(), spec.splits()));
+            }
+            for (Future<Void> f : pending) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            SchemaApplier.Report report = new SchemaApplier(layout).apply(admin, false);
+            if (report.hasDrift() || report.count(SchemaApplier.Action.OK) != layout.specs().size()) {
+                throw new IllegalStateException("tables differ from the layout: " + report);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create the tables of " + layout.namespace(), e);
+        }
+    }
+
+    static HttpResponse<String> post(Aggregator agg, String body) {
+        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + agg.port() + "/v1/events"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    static HttpResponse<String> get(Aggregator agg, String pathAndQuery) {
+        return send(HttpRequest.newBuilder(URI.create("http://localhost:" + agg.port() + pathAndQuery)).GET().build());
+    }
+
+    private static HttpResponse<String> send(HttpRequest request) {
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A test's own slice of time with its clock and parser. */
+    final class Window {
+        final Instant now;
+        final MutableClock clock;
+        final EventParser parser;
+        private final long fromDay;
+        private final long toDay;
+
+        Window(Instant now) {
+            this.now = now;
+            this.clock = new MutableClock(now);
+            this.parser = new EventParser(cube, clock, Duration.ofDays(7),
+                    new DeviceHasher("0123456789abcdef-test".getBytes(StandardCharsets.UTF_8)));
+            long today = Math.floorDiv(now.getEpochSecond(), 86_400);
+            this.fromDay = today - 5;
+            this.toDay = today + 5;
+        }
+
+        TableLayout layout() {
+            return layout;
+        }
+
+        MiniHBase hbase() {
+            return hbase;
+        }
+
+        Aggregator start(Map<String, String> settings) {
+            return start(settings, TableSource.of(hbase.connection(), Duration.ofSeconds(30)));
+        }
+
+        Aggregator start(Map<String, String> settings, TableSource tables) {
+            Map<String, String> s = new HashMap<>(Map.of("ingest.port", "0", "aggregator.id", "agg-test-" + fromDay,
+                    "flush.interval.ms", "60000", "dayclose.poll.ms", "100"));
+            s.putAll(settings);
+            return Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(s), clock, tables, new Metrics());
+        }
+
+        /**
+         * Every counter cell of every rollup as "rollup|granularity|bucketMinute|v1,v2|metric" → value.
+         * Keys are parsed with the codec; nothing here knows how events are counted.
+         */
+        Map<String, Long> counters() {
+            RowKeyCodec codec = new RowKeyCodec(cube);
+            Map<String, Long> out = new HashMap<>();
+            for (var rollup : cube.rollups()) {
+                try (Table t = hbase.connection().getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
+                    for (Result r : rs) {
+                        CounterKey k = codec.parseCounterKey(r.getRow());
+                        long day = Math.floorDiv(k.bucketMinute(), 1440);
+                        if (day < fromDay || day >= toDay) {
+                            continue;
+                        }
+                        NavigableMap<byte[], byte[]> cols = r.getFamilyMap(TableLayout.COUNTER_FAMILY);
+                        for (var c : cols.entrySet()) {
+                            long v = Bytes.toLong(c.getValue());
+                            if (v != 0) {
+                                out.put(Recount.key(rollup.name(), k.granularity().label(), k.bucketMinute(), k.values(),
+                                        Bytes.toString(c.getKey())), v);
+                            }
+                        }
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return out;
+        }
+
+        /** Raw rows: "type/id" → e:dup count. */
+        Map<String, Long> rawRows() {
+            RowKeyCodec codec = new RowKeyCodec(cube);
+            Map<String, Long> out = new HashMap<>();
+            try (Table t = hbase.connection().getTable(layout.rawTable()); ResultScanner rs = t.getScanner(new Scan())) {
+                for (Result r : rs) {
+                    var k = codec.parseRawKey(r.getRow());
+                    if (k.epochDay() < fromDay || k.epochDay() >= toDay) {
+                        continue;
+                    }
+                    out.put(k.type() + "/" + k.id(), io.adreport.schema.event.RawEventCodec.duplicates(r));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return out;
+        }
+    }
+}

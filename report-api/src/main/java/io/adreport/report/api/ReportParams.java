@@ -107,10 +107,10 @@ final class ReportParams {
         List<String> groupBy = list(ctx, GROUP_BY, rollup.dimensions(),
                 "must be a comma list of dimensions of rollup " + rollup.name() + " " + rollup.dimensions());
         ReportQuery.Order order = order(ctx, metrics, groupBy);
-        String limitText = ctx.queryParamAsClass(LIMIT, String.class)
-                .check(v -> v.matches("[0-9]{1,9}") && Integer.parseInt(v) >= 1 && Integer.parseInt(v) <= maxLimit,
+        String limitText = ctx.queryParamAsClass(LIMIT, String.class).allowNullable()
+                .check(v -> v == null || v.matches("[0-9]{1,9}") && Integer.parseInt(v) >= 1 && Integer.parseInt(v) <= maxLimit,
                         "must be an integer 1.." + maxLimit)
-                .allowNullable().get();
+                .get();
         Integer limit = limitText == null ? null : Integer.valueOf(limitText);
         return new ReportQuery(rollup, from, to, granularity, zone, metrics, filters(ctx, rollup), groupBy, order, limit);
     }
@@ -177,13 +177,16 @@ final class ReportParams {
     }
 
     private static ReportQuery.Order order(Context ctx, List<String> metrics, List<String> groupBy) {
-        String text = ctx.queryParamAsClass(ORDER_BY, String.class)
+        String text = ctx.queryParamAsClass(ORDER_BY, String.class).allowNullable()
                 .check(v -> {
+                    if (v == null) {
+                        return true;
+                    }
                     String key = v.startsWith("-") ? v.substring(1) : v;
                     return key.equals("time") || metrics.contains(key) || groupBy.contains(key);
                 }, "must be a requested metric " + metrics + ", a groupBy dimension " + groupBy
                         + " or time, optionally prefixed with - for descending")
-                .allowNullable().get();
+                .get();
         if (text == null) {
             return null;
         }

@@ -1,0 +1,210 @@
+// adreport live dashboard: plain browser JavaScript, no build step.
+// The API key lives in sessionStorage (this tab only) and goes out as a bearer token.
+'use strict';
+
+const REFRESH_MS = 5000;
+const TOP_N = 10;
+const state = { key: sessionStorage.getItem('adreport.key'), role: null, rollups: [], chart: null, timer: null, busy: false };
+const $ = (id) => document.getElementById(id);
+
+async function api(path) {
+  const res = await fetch(path, { headers: { Authorization: 'Bearer ' + state.key }, cache: 'no-store' });
+  if (res.status === 401) { signOut('Your key is unknown or was revoked.'); throw new Error('unauthorized'); }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) { throw new Error(body.error || ('HTTP ' + res.status)); }
+  return body;
+}
+
+// --- formatting --------------------------------------------------------------------------
+function label(metric) { return metric.endsWith('Micros') ? metric.slice(0, -6) : metric; }
+function fmt(metric, v) {
+  if (v === null || v === undefined) { return '–'; }
+  if (metric === 'ctr' || metric === 'cvr') { return (v * 100).toFixed(2) + '%'; }
+  if (metric.endsWith('Micros')) { return (v / 1e6).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
+  if (!Number.isInteger(v)) { return v.toFixed(2); }
+  return v.toLocaleString('en-US');
+}
+function timeLabel(iso, granularity) {
+  if (granularity === 'month') { return iso.slice(0, 7); }
+  if (granularity === 'day') { return iso.slice(0, 10); }
+  return iso.slice(5, 10) + ' ' + iso.slice(11, 16);
+}
+function isoDate(d) { return d.toISOString().slice(0, 10); }
+function el(tag, text, attrs) {
+  const e = document.createElement(tag);
+  if (text !== undefined) { e.textContent = text; }
+  Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
+  return e;
+}
+
+// --- sign in / out -----------------------------------------------------------------------
+function showSignIn(message) {
+  $('app').hidden = true; $('who').hidden = true; $('sign-in').hidden = false;
+  $('sign-in-error').textContent = message || '';
+}
+function signOut(message) {
+  sessionStorage.removeItem('adreport.key');
+  state.key = null;
+  clearInterval(state.timer);
+  showSignIn(message);
+}
+async function signIn(key) {
+  state.key = key;
+  try {
+    const body = await api('/v1/rollups');
+    sessionStorage.setItem('adreport.key', key);
+    state.role = body.role;
+    state.rollups = body.rollups;
+    start();
+  } catch (e) {
+    if (e.message !== 'unauthorized') { showSignIn(e.message); }
+  }
+}
+
+// --- controls ----------------------------------------------------------------------------
+function rollup() { return state.rollups.find(r => r.name === $('rollup').value); }
+function tenantKind() { return state.role.includes(':') ? state.role.split(':')[0] : null; }
+
+function fillSelect(select, values, selected) {
+  select.replaceChildren(...values.map(v => el('option', label(v), { value: v })));
+  if (values.includes(selected)) { select.value = selected; }
+}
+
+function onRollupChange() {
+  const r = rollup();
+  const metrics = r.metrics.filter(m => !m.startsWith('unattributed') || r.dimensions.length === 0).concat(r.derived);
+  fillSelect($('metric'), metrics, $('metric').value || 'impressions');
+  const groupable = r.dimensions.filter(d => d !== tenantKind());
+  fillSelect($('group-by'), groupable, groupable[groupable.length - 1]);
+  $('group-by').disabled = groupable.length === 0;
+  const filters = $('filters');
+  filters.replaceChildren();
+  r.dimensions.forEach(d => {
+    const input = el('input', undefined, { id: 'filter-' + d, placeholder: 'any', 'data-dimension': d });
+    if (d === tenantKind()) { input.value = state.role.split(':').slice(1).join(':'); input.disabled = true; }
+    input.addEventListener('change', refresh);
+    const l = el('label', d); l.appendChild(input); filters.appendChild(l);
+  });
+  refresh();
+}
+
+function query(extra) {
+  const p = new URLSearchParams();
+  const through = new Date($('through').value + 'T00:00:00Z');
+  p.set('from', $('from').value);
+  p.set('to', isoDate(new Date(through.getTime() + 86400000)));
+  p.set('tz', $('tz').value);
+  document.querySelectorAll('#filters input').forEach(i => {
+    if (!i.disabled && i.value.trim() !== '') { p.set(i.dataset.dimension, i.value.trim()); }
+  });
+  Object.entries(extra).forEach(([k, v]) => p.set(k, v));
+  return '/v1/reports/' + encodeURIComponent(rollup().name) + '?' + p.toString();
+}
+
+// --- rendering ---------------------------------------------------------------------------
+function renderKpis(row) {
+  const shown = ['impressions', 'clicks', 'conversions', 'spendMicros', 'ctr', 'ecpm'];
+  $('kpis').replaceChildren(...shown.filter(m => m in row.metrics).map(m => {
+    const card = el('div', undefined, { class: 'kpi', id: 'kpi-' + m });
+    card.appendChild(el('div', label(m), { class: 'label' }));
+    card.appendChild(el('div', fmt(m, row.metrics[m]), { class: 'value', 'data-value': String(row.metrics[m]) }));
+    return card;
+  }));
+}
+
+function renderDays(days) {
+  $('days').replaceChildren(...Object.entries(days).map(([day, d]) =>
+    el('span', day.slice(5) + ' ' + d.status, { class: 'day ' + d.status, title: d.status + ' as of ' + d.asOf, 'data-day': day })));
+}
+
+function renderChart(body, metric, granularity) {
+  if (!state.chart) { state.chart = echarts.init($('chart')); window.addEventListener('resize', () => state.chart.resize()); }
+  $('chart-title').textContent = label(metric) + ' by ' + granularity + ' (' + body.tz + ')';
+  state.chart.setOption({
+    animation: false,
+    grid: { left: 64, right: 24, top: 20, bottom: 40 },
+    tooltip: { trigger: 'axis', valueFormatter: v => fmt(metric, v) },
+    xAxis: { type: 'category', data: body.rows.map(r => timeLabel(r.time, granularity)), axisLabel: { color: '#6b7588' } },
+    yAxis: { type: 'value', axisLabel: { color: '#6b7588', formatter: v => fmt(metric, v) }, splitLine: { lineStyle: { color: '#eef1f5' } } },
+    series: [{ name: label(metric), type: granularity === 'hour' ? 'line' : 'bar', smooth: false, showSymbol: false,
+      areaStyle: { opacity: 0.08 }, itemStyle: { color: '#2f6fed' }, data: body.rows.map(r => r.metrics[metric]) }]
+  }, true);
+}
+
+function renderTable(body, groupBy, metrics) {
+  const table = $('top-table');
+  $('table-title').textContent = 'Top ' + TOP_N + ' ' + groupBy + ' by ' + label(metrics[0]);
+  const head = el('tr');
+  [groupBy].concat(metrics).forEach(c => head.appendChild(el('th', label(c))));
+  table.tHead.replaceChildren(head);
+  table.tBodies[0].replaceChildren(...body.rows.map(r => {
+    const tr = el('tr');
+    tr.appendChild(el('td', r.dimensions[groupBy] === '' ? '(none)' : r.dimensions[groupBy], { 'data-column': groupBy }));
+    metrics.forEach(m => tr.appendChild(el('td', fmt(m, r.metrics[m]), { 'data-column': m, 'data-value': String(r.metrics[m]) })));
+    return tr;
+  }));
+}
+
+async function renderDrift() {
+  if (state.role !== 'analyst') { $('drift-card').hidden = true; return; }
+  const body = await api('/v1/reconcile');
+  $('drift-card').hidden = false;
+  const cols = ['day', 'status', 'events read', 'cells corrected', 'absolute drift'];
+  const table = $('drift-table');
+  const head = el('tr'); cols.forEach(c => head.appendChild(el('th', c))); table.tHead.replaceChildren(head);
+  const pick = (d, names) => { for (const n of names) { if (d && d[n] !== undefined) { return d[n]; } } return '–'; };
+  const rows = body.days.map(d => {
+    const tr = el('tr');
+    [d.day, d.status, pick(d.drift, ['eventsRead', 'events']), pick(d.drift, ['cellsCorrected', 'corrected']),
+      pick(d.drift, ['totalAbsoluteDrift', 'absoluteDrift', 'drift'])].forEach(v => tr.appendChild(el('td', String(v))));
+    return tr;
+  });
+  table.tBodies[0].replaceChildren(...(rows.length ? rows : [el('tr')]));
+  if (!rows.length) { table.tBodies[0].firstChild.appendChild(el('td', 'no reconciled days yet', { colspan: '5' })); }
+}
+
+async function refresh() {
+  if (state.busy || !state.key || !rollup()) { return; }
+  state.busy = true;
+  const metric = $('metric').value;
+  const granularity = $('granularity').value;
+  const groupBy = $('group-by').value;
+  const tableMetrics = [metric].concat(['impressions', 'clicks', 'ctr', 'spendMicros'].filter(m => m !== metric));
+  try {
+    const [series, totals] = await Promise.all([
+      api(query({ granularity, metrics: metric })),
+      api(query({ granularity: 'all' }))]);
+    renderChart(series, metric, granularity);
+    renderDays(series.days);
+    renderKpis(totals.rows[0]);
+    if (groupBy) {
+      renderTable(await api(query({ granularity: 'all', groupBy, metrics: tableMetrics.join(','), orderBy: '-' + metric, limit: TOP_N })),
+        groupBy, tableMetrics);
+    }
+    await renderDrift();
+    $('status').textContent = 'Updated ' + new Date().toLocaleTimeString() + ' · refreshing every ' + REFRESH_MS / 1000 + ' s';
+    $('status').parentElement.classList.remove('bad');
+  } catch (e) {
+    if (e.message !== 'unauthorized') { $('status').textContent = 'Error: ' + e.message; $('status').parentElement.classList.add('bad'); }
+  } finally {
+    state.busy = false;
+  }
+}
+
+function start() {
+  $('sign-in').hidden = true; $('app').hidden = false; $('who').hidden = false;
+  $('role').textContent = state.role;
+  const today = new Date();
+  if (!$('through').value) { $('through').value = isoDate(today); }
+  if (!$('from').value) { $('from').value = isoDate(new Date(today.getTime() - 86400000)); }
+  fillSelect($('rollup'), state.rollups.map(r => r.name), state.rollups.some(r => r.name === 'campaign') ? 'campaign' : state.rollups[0].name);
+  onRollupChange();
+  clearInterval(state.timer);
+  state.timer = setInterval(refresh, REFRESH_MS);
+}
+
+$('sign-in-form').addEventListener('submit', e => { e.preventDefault(); signIn($('key').value.trim()); });
+$('sign-out').addEventListener('click', () => signOut());
+$('rollup').addEventListener('change', onRollupChange);
+['metric', 'granularity', 'tz', 'from', 'through', 'group-by'].forEach(id => $(id).addEventListener('change', refresh));
+if (state.key) { signIn(state.key); } else { showSignIn(); }

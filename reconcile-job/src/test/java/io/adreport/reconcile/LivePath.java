@@ -1,0 +1,211 @@
+package io.adreport.reconcile;
+
+import io.adreport.reconcile.Recount.Cell;
+import io.adreport.reconcile.Recount.Ev;
+import io.adreport.schema.event.Event;
+import io.adreport.schema.event.RawEventCodec;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.hadoop.hbase.Cell.Type;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Simulates the live path with the schema classes — raw row first, then increments of the
+ * cells the oracle gives for the attribution known at that moment — and lets a test damage it.
+ * Thread-safe enough for one writer thread besides the job.
+ */
+final class LivePath {
+    private final Connection connection;
+    private final TableLayout layout;
+    private final Recount oracle;
+    private final RawEventCodec codec;
+    private final RowKeyCodec keys;
+    private final List<Ev> stored = new ArrayList<>();
+    private final Map<String, Ev> impressions = new HashMap<>();
+    private final List<Put> pendingRaw = new ArrayList<>();
+    private final Map<Cell, Long> pendingCells = new HashMap<>();
+
+    LivePath(Connection connection, TableLayout layout) {
+        this.connection = connection;
+        this.layout = layout;
+        this.oracle = new Recount(layout.cube());
+        this.keys = new RowKeyCodec(layout.cube());
+        this.codec = new RawEventCodec(keys);
+    }
+
+    Recount oracle() {
+        return oracle;
+    }
+
+    synchronized List<Ev> stored() {
+        return List.copyOf(stored);
+    }
+
+    /**
+     * Stores {@code e}'s raw row; when {@code countLive}, counts its cells as known now. Like the
+     * aggregator, it buffers: {@link #flush()} writes the raw rows, then the summed increments.
+     */
+    synchronized void ingest(Ev e, Instant arrival, boolean countLive) {
+        pendingRaw.add(codec.toPut(toEvent(e), arrival));
+        stored.add(e);
+        if (e.type().equals("impression")) {
+            impressions.put(e.id(), e);
+        }
+        if (countLive) {
+            cellsNow(e).forEach((c, v) -> pendingCells.merge(c, v, Long::sum));
+        }
+    }
+
+    synchronized void flush() {
+        try (Table t = connection.getTable(layout.rawTable())) {
+            t.put(new ArrayList<>(pendingRaw));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        pendingRaw.clear();
+        increment(pendingCells, 1);
+        pendingCells.clear();
+    }
+
+    /** The cells {@code e} moves given the impressions stored so far. */
+    synchronized Map<Cell, Long> cellsNow(Ev e) {
+        Map<String, String> dims = null;
+        if (e.impressionId() != null) {
+            Ev imp = impressions.get(e.impressionId());
+            if (imp != null && !imp.day().isAfter(e.day()) && !imp.day().isBefore(e.day().minusDays(2))) {
+                dims = imp.dims();
+            }
+        }
+        Map<Cell, Long> cells = new HashMap<>();
+        oracle.count(e, dims, cells);
+        return cells;
+    }
+
+    /** Applies {@code times} x the cells as Increments (the way the aggregator writes counters). */
+    void increment(Map<Cell, Long> cells, int times) {
+        Map<String, Map<String, Increment>> byTable = new TreeMap<>();
+        for (Map.Entry<Cell, Long> c : cells.entrySet()) {
+            byTable.computeIfAbsent(c.getKey().rollup(), k -> new HashMap<>())
+                    .computeIfAbsent(c.getKey().rowHex(), k -> new Increment(HexFormat.of().parseHex(k)))
+                    .addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(c.getKey().metric()), c.getValue() * times);
+        }
+        for (Map.Entry<String, Map<String, Increment>> t : byTable.entrySet()) {
+            try (Table table = connection.getTable(layout.counterTable(t.getKey()))) {
+                table.batch(new ArrayList<>(t.getValue().values()), new Object[t.getValue().size()]);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    void setDuplicates(Ev e, long n) {
+        Put p = new Put(keys.rawKey(e.type(), e.id(), e.ts()));
+        p.addColumn(TableLayout.RAW_FAMILY, RawEventCodec.DUPLICATES, Bytes.toBytes(n));
+        put(layout.rawTable().getNameAsString(), p);
+    }
+
+    /** Writes {@code value} bytes into a cell as they are (damage, foreign columns, ghosts). */
+    void putCell(String rollup, byte[] row, String qualifier, byte[] value) {
+        Put p = new Put(row).addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(qualifier), value);
+        put(layout.counterTable(rollup).getNameAsString(), p);
+    }
+
+    void deleteCell(String rollup, byte[] row, String qualifier) {
+        try (Table t = connection.getTable(layout.counterTable(rollup))) {
+            t.delete(new org.apache.hadoop.hbase.client.Delete(row).addColumns(TableLayout.COUNTER_FAMILY, Bytes.toBytes(qualifier)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    void putRaw(byte[] row, byte[] value, Instant arrival) {
+        Put p = new Put(row).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE, value)
+                .addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL, Bytes.toBytes(arrival.toEpochMilli()));
+        put(layout.rawTable().getNameAsString(), p);
+    }
+
+    static Event toEvent(Ev e) {
+        Map<String, Long> numbers = new HashMap<>();
+        if (e.type().equals("impression")) {
+            numbers.put("costMicros", e.cost());
+        } else if (e.type().equals("conversion")) {
+            numbers.put("valueMicros", e.value());
+        }
+        return new Event(e.type(), e.id(), e.ts(), e.impressionId() == null ? e.dims() : Map.of(), numbers,
+                e.impressionId(), Map.of());
+    }
+
+    /** Every stored cell of every counter table: cell → value bytes and timestamp. */
+    Map<String, String> snapshot() {
+        Map<String, String> out = new TreeMap<>();
+        for (String rollup : Recount.ROLLUPS.keySet()) {
+            try (Table t = connection.getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
+                for (Result r : rs) {
+                    for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+                        if (c.getType() != Type.Put) {
+                            continue;
+                        }
+                        out.put(rollup + "|" + Recount.hex(r.getRow()) + "|" + Bytes.toString(CellUtil.cloneQualifier(c)),
+                                Recount.hex(CellUtil.cloneValue(c)) + "@" + c.getTimestamp());
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return out;
+    }
+
+    /** Stored metric cells of {@code day} (value bytes as stored), from a full scan. */
+    Map<Cell, byte[]> cellsOfDay(LocalDate day) {
+        long from = day.toEpochDay() * 1440;
+        Map<Cell, byte[]> out = new HashMap<>();
+        for (String rollup : Recount.ROLLUPS.keySet()) {
+            try (Table t = connection.getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
+                for (Result r : rs) {
+                    long minute = keys.parseCounterKey(r.getRow()).bucketMinute();
+                    if (minute < from || minute >= from + 1440) {
+                        continue;
+                    }
+                    for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+                        String q = Bytes.toString(CellUtil.cloneQualifier(c));
+                        if (layout.cube().metric(q).isPresent()) {
+                            out.put(new Cell(rollup, Recount.hex(r.getRow()), q), CellUtil.cloneValue(c));
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return out;
+    }
+
+    private void put(String table, Put p) {
+        try (Table t = connection.getTable(org.apache.hadoop.hbase.TableName.valueOf(table))) {
+            t.put(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

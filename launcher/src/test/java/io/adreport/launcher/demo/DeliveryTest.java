@@ -1,0 +1,122 @@
+package io.adreport.launcher.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How the simulator behaves when the ingest pushes back or fails. */
+class DeliveryTest {
+    private static final DemoOptions ONE_SMALL_DAY = DemoOptions.defaults().withBackfill(1, 200);
+
+    private final List<Duration> waits = new ArrayList<>();
+    private final IngestClient.Sleeper recorder = waits::add;
+
+    @Test
+    void an_overloaded_ingest_429_is_waited_out_for_retry_after_and_the_same_batch_resent() throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        try (FakeIngest ingest = FakeIngest.start(clock);
+             DemoTraffic demo = DemoTraffic.create(ingest.url(), ONE_SMALL_DAY, clock, recorder)) {
+            ingest.script(429, "7");
+            ingest.script(429, "7");
+            demo.backfill();
+
+            assertEquals(List.of(Duration.ofSeconds(7), Duration.ofSeconds(7)), waits);
+            List<String> bodies = ingest.bodies();
+            assertEquals(bodies.get(0), bodies.get(1));
+            assertEquals(bodies.get(0), bodies.get(2));
+            DemoStats.Snapshot s = demo.stats().snapshot();
+            assertEquals(2, s.retries());
+            assertEquals(0, s.errors());
+            assertEquals(s.sent(), ingest.lines().size(), "every beacon arrived once the ingest took it");
+            assertEquals(s.sent(), s.accepted() + s.duplicates() + s.rejected());
+        }
+    }
+
+    @Test
+    void retry_after_without_a_number_or_as_an_http_date_is_understood() throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        IngestClient client = new IngestClient(URI.create("http://localhost:1/"), recorder, clock, new DemoStats());
+        assertEquals(URI.create("http://localhost:1/v1/events"), client.endpoint());
+        assertEquals(Duration.ofSeconds(1), client.retryAfter(null));
+        assertEquals(Duration.ofSeconds(1), client.retryAfter("soon"));
+        assertEquals(Duration.ofSeconds(30), client.retryAfter("Tue, 10 Mar 2026 12:00:30 GMT"));
+        assertEquals(Duration.ZERO, client.retryAfter("Tue, 10 Mar 2026 11:00:00 GMT"));
+        assertEquals(IngestClient.MAX_RETRY_AFTER, client.retryAfter("86400"));
+    }
+
+    @Test
+    void server_errors_are_retried_with_growing_waits_and_then_counted_as_errors() throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        try (FakeIngest ingest = FakeIngest.start(clock);
+             DemoTraffic demo = DemoTraffic.create(ingest.url(), ONE_SMALL_DAY, clock, recorder)) {
+            for (int i = 0; i <= IngestClient.MAX_FAILURE_RETRIES; i++) {
+                ingest.script(503, null);
+            }
+            demo.backfill();
+
+            assertEquals(List.of(Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+                    Duration.ofSeconds(2), Duration.ofSeconds(4)), waits);
+            DemoStats.Snapshot s = demo.stats().snapshot();
+            int firstBatch = (int) ingest.bodies().get(0).lines().count();
+            assertEquals(firstBatch, s.errors(), "the batch that never got through is counted, not lost silently");
+            assertEquals(s.sent(), s.accepted() + s.duplicates() + s.rejected() + s.errors());
+            assertTrue(s.accepted() > 100, "later batches still go through");
+        }
+    }
+
+    @Test
+    void a_client_error_is_not_retried() throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        try (FakeIngest ingest = FakeIngest.start(clock);
+             DemoTraffic demo = DemoTraffic.create(ingest.url(), ONE_SMALL_DAY, clock, recorder)) {
+            ingest.script(413, null);
+            demo.backfill();
+            assertEquals(List.of(), waits);
+            assertEquals(0, demo.stats().retries().sum());
+            assertEquals(ingest.bodies().get(0).lines().count(), demo.stats().errors().sum());
+        }
+    }
+
+    @Test
+    void an_unreachable_ingest_is_counted_as_errors_and_never_stops_the_simulator() throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        DemoOptions options = DemoOptions.defaults().withBackfill(1, 50).withRate(100);
+        try (DemoTraffic demo = DemoTraffic.create(URI.create("http://127.0.0.1:" + closedPort), options, clock, recorder)) {
+            demo.backfill();
+            demo.tick();
+            clock.advance(Duration.ofSeconds(1));
+            demo.tick();
+            DemoStats.Snapshot s = demo.stats().snapshot();
+            assertTrue(s.sent() > 50, s.toString());
+            assertEquals(s.sent(), s.errors());
+            assertEquals(0, s.accepted());
+            assertTrue(waits.size() >= IngestClient.MAX_FAILURE_RETRIES, "it backed off before giving up");
+        }
+    }
+
+    @Test
+    void batches_never_exceed_the_request_limit() throws IOException {
+        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+        try (FakeIngest ingest = FakeIngest.start(clock);
+             DemoTraffic demo = DemoTraffic.create(ingest.url(), DemoOptions.defaults().withBackfill(0, 0).withRate(2000), clock, recorder)) {
+            demo.tick();
+            clock.advance(Duration.ofSeconds(3)); // 6,000 beacons owed at most 1.5x: more than one request's worth
+            demo.tick();
+            assertTrue(ingest.requests() >= 2);
+            for (String body : ingest.bodies()) {
+                assertTrue(body.lines().count() <= DemoTraffic.MAX_BATCH_LINES);
+            }
+        }
+    }
+}

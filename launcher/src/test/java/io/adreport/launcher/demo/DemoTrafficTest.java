@@ -1,0 +1,74 @@
+package io.adreport.launcher.demo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class DemoTrafficTest {
+
+    @Test
+    void start_runs_on_a_daemon_thread_until_close() throws Exception {
+        try (FakeIngest ingest = FakeIngest.start(Clock.systemUTC())) {
+            DemoOptions options = DemoOptions.defaults().withRate(400).withBackfill(1, 500);
+            DemoTraffic demo = DemoTraffic.start(ingest.url(), options, Clock.systemUTC());
+            try {
+                assertTrue(demo.awaitBackfill(Duration.ofSeconds(30)), "back-fill finished");
+                Optional<Thread> sender = senderThread();
+                assertTrue(sender.isPresent() && sender.get().isDaemon(), "a daemon sender thread");
+                long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (demo.stats().sent().sum() <= demo.stats().backfilled().sum() + 50 && System.nanoTime() < until) {
+                    Thread.sleep(20); // bounded poll for live traffic, not a timing assertion
+                }
+                assertTrue(demo.stats().sent().sum() > demo.stats().backfilled().sum() + 50, "live traffic flows");
+            } finally {
+                demo.close();
+            }
+            assertFalse(senderThread().isPresent(), "close stops the sender thread");
+            DemoStats.Snapshot s = demo.stats().snapshot();
+            long booked = s.accepted() + s.duplicates() + s.rejected();
+            assertEquals(s.sent(), booked + s.errors(), "every beacon sent is booked: " + s);
+            // A request cut off by close is counted as errors though the server may have stored it.
+            int received = ingest.lines().size();
+            assertTrue(received >= booked && received <= s.sent(), received + " received, " + s);
+            demo.close(); // idempotent
+        }
+    }
+
+    @Test
+    void the_same_seed_and_clock_give_the_same_traffic() throws Exception {
+        List<String> first = run(7);
+        List<String> second = run(7);
+        List<String> other = run(8);
+        assertTrue(first.size() > 30);
+        assertEquals(first, second);
+        assertNotEquals(first, other);
+    }
+
+    private static List<String> run(long seed) throws Exception {
+        MutableClock clock = MutableClock.at("2026-03-10T18:00:00Z");
+        DemoOptions options = DemoOptions.defaults().withSeed(seed).withRate(200).withBackfill(1, 200);
+        try (FakeIngest ingest = FakeIngest.start(clock);
+             DemoTraffic demo = DemoTraffic.create(ingest.url(), options, clock, d -> { })) {
+            demo.backfill();
+            demo.tick();
+            for (int i = 0; i < 40; i++) {
+                clock.advance(Duration.ofMillis(250));
+                demo.tick();
+            }
+            return ingest.bodies();
+        }
+    }
+
+    private static Optional<Thread> senderThread() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("adreport-demo") && t.isAlive())
+                .findFirst();
+    }
+}

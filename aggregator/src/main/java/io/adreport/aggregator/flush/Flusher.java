@@ -158,7 +158,7 @@ public final class Flusher {
                 lostRows++;
                 if (lostRows <= 3) {
                     LOG.warn("increment of {} row {} not confirmed ({}): left to the nightly job", name,
-                            Bytes.toStringBinary(chunk.get(i).row()), results[i] == null ? failure.toString() : results[i]);
+                            Bytes.toStringBinary(chunk.get(i).row()), String.valueOf(results[i] == null ? failure : results[i]));
                 }
             }
         }

@@ -1,7 +1,6 @@
 package io.adreport.launcher.cli;
 
 import io.adreport.launcher.local.LocalStack;
-import io.adreport.schema.config.ConfigDef;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +20,7 @@ public final class Commands {
               keys revoke KEY_OR_HASH_PREFIX
               keys list
               replay FILE [--rate N] [--url URL] [...]   post an NDJSON or CSV file of events (replay --help)
+              aggregator | report-api            run one service against the configured HBase (cluster deployments)
               config                             print every setting (markdown)
 
             common options: --data-dir DIR (default ./data), --cube FILE, --config FILE, --set name=value, --verbose
@@ -75,11 +75,11 @@ public final class Commands {
             case "keys" -> {
                 return KeysCommand.run(Context.from(settings), args, out);
             }
+            case "aggregator", "report-api" -> {
+                return ServiceCommand.run(command, Context.from(settings), out);
+            }
             case "config" -> {
-                for (ConfigDef def : ConfigDefs.all()) {
-                    out.println("### " + def.title() + "\n");
-                    out.println(def.markdown());
-                }
+                out.print(ConfigDefs.markdown());
                 return 0;
             }
             default -> throw new Args.UsageException("unknown command '" + command + "'");

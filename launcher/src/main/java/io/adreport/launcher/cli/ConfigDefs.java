@@ -1,6 +1,9 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.launcher.local.LocalStack;
+import io.adreport.reconcile.ReconcileConfig;
+import io.adreport.report.ReportConfig;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.CoreConfig;
 import java.util.List;
@@ -11,6 +14,15 @@ public final class ConfigDefs {
     }
 
     public static List<ConfigDef> all() {
-        return List.of(CoreConfig.DEF, LocalStack.DEF);
+        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
+    }
+
+    /** The README's configuration section. */
+    public static String markdown() {
+        StringBuilder sb = new StringBuilder();
+        for (ConfigDef def : all()) {
+            sb.append("### ").append(def.title()).append("\n\n").append(def.markdown()).append('\n');
+        }
+        return sb.toString();
     }
 }

@@ -1,21 +1,42 @@
 package io.adreport.launcher.local;
 
+import io.adreport.aggregator.Aggregator;
+import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.launcher.cli.Args;
 import io.adreport.launcher.cli.Context;
 import io.adreport.launcher.cli.Settings;
+import io.adreport.launcher.demo.DemoOptions;
+import io.adreport.launcher.demo.DemoTraffic;
 import io.adreport.launcher.embedded.EmbeddedHBase;
+import io.adreport.reconcile.ReconcileConfig;
+import io.adreport.reconcile.ReconcileScheduler;
+import io.adreport.reconcile.Reconciler;
+import io.adreport.report.ReportConfig;
+import io.adreport.report.api.ReportApi;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
+import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.SchemaApplier;
+import io.javalin.Javalin;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HexFormat;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -25,48 +46,67 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code bin/adreport local}: the whole product in one process on one machine.
  *
- * <p>Start order: data directory checks, embedded HBase, schema apply, the device-hash secret
- * (generated once into {@code DATA_DIR/device.secret}, mode 600), then the services. Stop order
- * (Ctrl-C / SIGTERM, via a shutdown hook) is the reverse, so the aggregator flushes its buffer
- * into a still-running HBase before HBase stops.
+ * <p>Start order: checks (data directory writable, ports free, heap), embedded HBase, schema
+ * apply, the device-hash secret (generated once into {@code DATA_DIR/device.secret}, mode 600),
+ * the aggregator, the report API, the reconcile scheduler, the demo traffic. Each started part is
+ * pushed on a stack; Ctrl-C / SIGTERM (a shutdown hook) closes them in reverse, so the demo stops
+ * sending before the aggregator flushes its buffer into a still-running HBase, and HBase stops last.
  */
 public final class LocalStack {
     private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
     public static final ConfigDef DEF = new ConfigDef("Local stack")
             .define("local.hbase.start.timeout.ms", Type.DURATION_MS, "180000", ">= 10000", ConfigDef.atLeast(10_000),
-                    "How long the embedded HBase may take to start (a restart after kill -9 replays the WAL)");
+                    "How long the embedded HBase may take to start (a restart after kill -9 replays the WAL)")
+            .define("demo.rate", Type.INT, "50", "1..20000", ConfigDef.between(1, 20_000),
+                    "Demo traffic, beacons per second (also --demo-rate)")
+            .define("demo.reconcile.backfill", Type.BOOLEAN, "true",
+                    "With --demo, reconcile the back-filled days once their traffic is in, so reconciled days show at once");
 
     private LocalStack() {
     }
 
     public static int run(Settings settings, Args args, PrintStream out) throws Exception {
+        if (args.flag("demo-rate") != null) {
+            settings.putDefault("demo.rate", args.flag("demo-rate"));
+        }
         Context pre = Context.from(settings);
         Path dataDir = pre.core().dataDir().toAbsolutePath().normalize();
         prepareDataDir(dataDir);
-        settings.putDefault("device.hash.secret", deviceSecret(dataDir));
+        settings.putDefault("device.hash.secret", readOrCreateSecret(dataDir.resolve("device.secret"), 32));
         Context ctx = Context.from(settings);
         ConfigDef.Values local = settings.resolve(DEF);
+        AggregatorConfig aggConfig = AggregatorConfig.from(settings.resolve(AggregatorConfig.DEF));
+        ReportConfig reportConfig = ReportConfig.from(settings.resolve(ReportConfig.DEF));
+        ReconcileConfig reconcileConfig = ReconcileConfig.from(settings.resolve(ReconcileConfig.DEF));
+        checkPort(reportConfig.port(), "--port");
+        checkPort(aggConfig.port(), "--ingest-port");
+        if (Runtime.getRuntime().maxMemory() < 900L << 20) {
+            throw new IllegalStateException("too little memory: the JVM may use " + (Runtime.getRuntime().maxMemory() >> 20)
+                    + " MB; the local stack needs at least 1 GB (run with ADREPORT_HEAP=2g)");
+        }
 
-        out.println("adreport: starting embedded HBase in " + dataDir + " ...");
-        long t0 = System.nanoTime();
-        EmbeddedHBase hbase = EmbeddedHBase.start(dataDir, local.millis("local.hbase.start.timeout.ms"));
-        Connection connection = ConnectionFactory.createConnection(hbase.configuration());
+        Deque<AutoCloseable> started = new ArrayDeque<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             out.println("\nadreport: stopping (flushing buffers) ...");
-            try {
-                // HBase logs its own orderly stop as errors (regions closing under it): not news.
-                org.apache.log4j.LogManager.getLogger("org.apache.hadoop").setLevel(org.apache.log4j.Level.OFF);
-                org.apache.log4j.LogManager.getLogger("org.apache.zookeeper").setLevel(org.apache.log4j.Level.OFF);
-                connection.close();
-                hbase.close();
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("shutdown: {}", e.toString());
-            }
+            closeAll(started);
+            out.println("adreport: stopped.");
             stopped.countDown();
         }, "adreport-shutdown"));
 
+        Clock clock = Clock.systemUTC();
+        out.println("adreport: starting embedded HBase in " + dataDir + " ...");
+        long t0 = System.nanoTime();
+        EmbeddedHBase hbase = EmbeddedHBase.start(dataDir, local.millis("local.hbase.start.timeout.ms"));
+        started.push(() -> {
+            // HBase logs its own orderly stop as errors (regions closing under it): not news.
+            org.apache.log4j.LogManager.getLogger("org.apache.hadoop").setLevel(org.apache.log4j.Level.OFF);
+            org.apache.log4j.LogManager.getLogger("org.apache.zookeeper").setLevel(org.apache.log4j.Level.OFF);
+            hbase.close();
+        });
+        Connection connection = ConnectionFactory.createConnection(hbase.configuration());
+        started.push(connection);
         try (Admin admin = connection.getAdmin()) {
             SchemaApplier.Report report = new SchemaApplier(ctx.layout()).apply(admin, false);
             LOG.info("schema: {} tables created, {} ok, {} with drift", report.count(SchemaApplier.Action.CREATED),
@@ -75,10 +115,135 @@ public final class LocalStack {
                 out.println("adreport: WARNING the tables drift from the cube:\n" + report);
             }
         }
-        out.printf("adreport: HBase up in %.1f s (ZooKeeper localhost:%d)%n", (System.nanoTime() - t0) / 1e9, hbase.zooKeeperPort());
-        out.println("adreport: running; press Ctrl-C to stop.");
+        out.printf("adreport: HBase up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+        Metrics metrics = new Metrics();
+        Aggregator aggregator = Services.aggregator(ctx, connection, metrics, clock);
+        started.push(aggregator);
+        ReportApi.Deps deps = Services.reportDeps(ctx, connection, metrics, clock);
+        Javalin api = Services.reportApi(deps);
+        started.push(api::stop);
+        String analystKey = readOrCreateKey(dataDir.resolve("analyst.key"), () -> deps.keys().create("analyst"));
+
+        Reconciler reconciler = new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock);
+        if (reconcileConfig.enabled()) {
+            ReconcileScheduler scheduler = new ReconcileScheduler(reconcileConfig, clock, reconciler);
+            scheduler.start();
+            started.push(scheduler);
+        }
+
+        String advertiser = null;
+        String advertiserKey = null;
+        if (args.has("demo")) {
+            advertiser = DemoTraffic.advertiserIds().get(0);
+            String adv = advertiser;
+            advertiserKey = readOrCreateKey(dataDir.resolve("demo-advertiser.key"), () -> deps.keys().create("advertiser:" + adv));
+            boolean firstStart = !Files.exists(dataDir.resolve("demo.backfilled"));
+            DemoOptions options = DemoOptions.defaults().withRate(local.integer("demo.rate")).withSeed(System.currentTimeMillis());
+            if (!firstStart) {
+                options = options.withBackfill(0, 0);
+            }
+            DemoTraffic demo = DemoTraffic.start(URI.create("http://localhost:" + aggregator.port()), options, clock);
+            started.push(demo);
+            if (firstStart) {
+                backfillThenReconcile(demo, reconciler, dataDir, local.bool("demo.reconcile.backfill"), options.backfillDays(), clock);
+            }
+        }
+
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "adreport-throughput");
+            t.setDaemon(true);
+            return t;
+        });
+        long[] last = {aggregator.stats().accepted.get()};
+        ticker.scheduleAtFixedRate(() -> {
+            long now = aggregator.stats().accepted.get();
+            LOG.info("ingest: {} events accepted in the last minute ({} in total), {} duplicates", now - last[0], now,
+                    aggregator.stats().duplicates.get());
+            last[0] = now;
+        }, 1, 1, TimeUnit.MINUTES);
+        started.push(ticker::shutdownNow);
+
+        printBanner(out, reportConfig.port(), aggregator.port(), dataDir, analystKey, advertiser, advertiserKey,
+                (System.nanoTime() - t0) / 1e9);
         stopped.await();
         return 0;
+    }
+
+    private static void backfillThenReconcile(DemoTraffic demo, Reconciler reconciler, Path dataDir, boolean reconcile,
+                                              int days, Clock clock) {
+        Thread t = new Thread(() -> {
+            try {
+                if (!demo.awaitBackfill(Duration.ofMinutes(10))) {
+                    LOG.warn("demo: back-fill did not finish within 10 minutes");
+                    return;
+                }
+                Files.writeString(dataDir.resolve("demo.backfilled"), clock.instant().toString());
+                if (!reconcile) {
+                    return;
+                }
+                LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+                for (int i = days; i >= 1; i--) {
+                    LocalDate day = today.minusDays(i);
+                    var report = reconciler.reconcile(day, false, null);
+                    LOG.info("demo: reconciled {}: {} events, {} cells corrected", day, report.totals().eventsRead(),
+                            report.totals().cellsCorrected());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                LOG.warn("demo: reconcile of the back-filled days failed: {}", e.toString());
+            }
+        }, "adreport-demo-reconcile");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void printBanner(PrintStream out, int port, int ingestPort, Path dataDir, String analystKey,
+                                    String advertiser, String advertiserKey, double seconds) {
+        String today = LocalDate.now(ZoneOffset.UTC).toString();
+        String tomorrow = LocalDate.now(ZoneOffset.UTC).plusDays(1).toString();
+        out.printf("%nadreport is running (started in %.0f s)%n", seconds);
+        out.printf("  dashboard   http://localhost:%d/          (sign in with a key below)%n", port);
+        out.printf("  report API  http://localhost:%d/v1/rollups  (OpenAPI: /openapi.json)%n", port);
+        out.printf("  ingest      http://localhost:%d/v1/events%n", ingestPort);
+        out.printf("  data        %s%n", dataDir);
+        out.printf("  analyst key      %s   (also in %s)%n", analystKey, dataDir.resolve("analyst.key"));
+        if (advertiserKey != null) {
+            out.printf("  advertiser key   %s   (advertiser %s, demo)%n", advertiserKey, advertiser);
+        }
+        out.println("  try:");
+        out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/campaign?from=%s&to=%s&granularity=hour&metrics=impressions,clicks,ctr'%n",
+                analystKey, port, today, tomorrow);
+        if (advertiserKey != null) {
+            out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/creative?from=%s&to=%s&granularity=all&orderBy=-clicks&limit=5'%n",
+                    advertiserKey, port, today, tomorrow);
+        }
+        out.printf("    curl -X POST --data-binary '{\"type\":\"impression\",\"id\":\"my-1\",\"ts\":%d,\"advertiser\":\"me\",\"campaign\":\"c1\",\"country\":\"DE\"}' http://localhost:%d/v1/events%n",
+                System.currentTimeMillis(), ingestPort);
+        out.println("  press Ctrl-C to stop (the buffer is flushed; data stays in the data directory).");
+    }
+
+    private static void closeAll(Deque<AutoCloseable> started) {
+        while (!started.isEmpty()) {
+            AutoCloseable c = started.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("shutdown: {}", e.toString());
+            }
+        }
+    }
+
+    private static void checkPort(int port, String flag) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket s = new ServerSocket(port)) {
+            s.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new IllegalStateException("port " + port + " is in use (another adreport?); choose another with " + flag + " P");
+        }
     }
 
     private static void prepareDataDir(Path dataDir) {
@@ -93,24 +258,36 @@ public final class LocalStack {
         }
     }
 
-    /** The local device-hash secret, generated once and kept (mode 600) in the data directory. */
-    static String deviceSecret(Path dataDir) throws IOException {
-        Path file = dataDir.resolve("device.secret");
-        if (!Files.exists(file)) {
-            byte[] secret = new byte[32];
+    /** A hex secret generated once and kept (mode 600) in {@code file}. */
+    static String readOrCreateSecret(Path file, int bytes) throws IOException {
+        return readOrCreateKey(file, () -> {
+            byte[] secret = new byte[bytes];
             new SecureRandom().nextBytes(secret);
-            Files.writeString(file, HexFormat.of().formatHex(secret));
-            restrict(file);
-        }
-        return Files.readString(file).trim();
+            return HexFormat.of().formatHex(secret);
+        });
     }
 
-    static void restrict(Path file) {
+    interface KeySource {
+        String create() throws IOException;
+    }
+
+    /** The key in {@code file}, or a new one written there with mode 600. */
+    static String readOrCreateKey(Path file, KeySource source) throws IOException {
+        if (Files.isRegularFile(file)) {
+            String v = Files.readString(file).trim();
+            if (!v.isEmpty()) {
+                return v;
+            }
+        }
+        String key = source.create();
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, key + "\n");
         try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        } catch (IOException | UnsupportedOperationException e) {
-            LOG.warn("cannot restrict permissions of {}: {}", file, e.toString());
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            LOG.warn("cannot restrict permissions of {}", file);
         }
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return key;
     }
-
 }

@@ -20,7 +20,7 @@ public final class Main {
         } catch (IllegalArgumentException | IllegalStateException e) {
             System.err.println("adreport: " + e.getMessage());
             code = 1;
-        } catch (Exception e) {
+        } catch (Exception | Error e) {
             System.err.println("adreport: " + e);
             e.printStackTrace(System.err);
             code = 1;

@@ -30,7 +30,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.concurrent.CountDownLatch;
@@ -86,7 +85,7 @@ public final class LocalStack {
                     + " MB; the local stack needs at least 1 GB (run with ADREPORT_HEAP=2g)");
         }
 
-        Deque<AutoCloseable> started = new ArrayDeque<>();
+        Deque<AutoCloseable> started = new java.util.concurrent.LinkedBlockingDeque<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             out.println("\nadreport: stopping (flushing buffers) ...");
@@ -95,6 +94,17 @@ public final class LocalStack {
             stopped.countDown();
         }, "adreport-shutdown"));
 
+        try {
+            return startAndWait(ctx, args, out, dataDir, local, reportConfig, reconcileConfig, started, stopped);
+        } catch (Exception | Error e) {
+            closeAll(started); // a failed start leaves nothing running (the hook finds an empty stack)
+            throw e;
+        }
+    }
+
+    private static int startAndWait(Context ctx, Args args, PrintStream out, Path dataDir, ConfigDef.Values local,
+                                    ReportConfig reportConfig, ReconcileConfig reconcileConfig,
+                                    Deque<AutoCloseable> started, CountDownLatch stopped) throws Exception {
         Clock clock = Clock.systemUTC();
         out.println("adreport: starting embedded HBase in " + dataDir + " ...");
         long t0 = System.nanoTime();

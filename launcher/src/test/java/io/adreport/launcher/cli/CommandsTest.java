@@ -1,0 +1,55 @@
+package io.adreport.launcher.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CommandsTest {
+
+    @Test
+    void unknown_options_and_commands_are_named() {
+        Args.UsageException e = assertThrows(Args.UsageException.class, () -> run("schema", "apply", "--dryrun"));
+        assertEquals("unknown option --dryrun", e.getMessage());
+        e = assertThrows(Args.UsageException.class, () -> run("frobnicate"));
+        assertEquals("unknown command 'frobnicate'", e.getMessage());
+        e = assertThrows(Args.UsageException.class, () -> run("reconcile"));
+        assertEquals("reconcile needs --day YYYY-MM-DD", e.getMessage());
+    }
+
+    @Test
+    void a_command_without_a_running_stack_or_cluster_says_how_to_get_one(@TempDir Path dir) {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> run("schema", "apply", "--dry-run", "--data-dir", dir.toString()));
+        assertTrue(e.getMessage().contains("bin/adreport local --data-dir"), e.getMessage());
+    }
+
+    @Test
+    void bad_settings_name_the_setting_the_rule_and_the_value(@TempDir Path dir) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> run("schema", "apply", "--data-dir", dir.toString(), "--set", "ingest.accept.window.days=0"));
+        assertTrue(e.getMessage().contains("ingest.accept.window.days: 1..36500, not '0' (from command line)"), e.getMessage());
+    }
+
+    @Test
+    void help_lists_the_commands() throws Exception {
+        String out = run("help");
+        for (String c : List.of("local", "schema apply", "reconcile --day", "keys add --role", "replay FILE", "config")) {
+            assertTrue(out.contains(c), c);
+        }
+    }
+
+    private static String run(String... argv) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        Commands.run(List.of(argv), out, out);
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -10,10 +10,12 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +55,8 @@ public final class DemoTraffic implements AutoCloseable {
     private final DemoStats stats = new DemoStats();
     private final IngestClient client;
     private final BeaconGenerator live;
-    private final CountDownLatch backfillDone = new CountDownLatch(1);
+    /** True once the back-fill has been posted in full; false if it was cut short (close, failure). */
+    private final CompletableFuture<Boolean> backfillDone = new CompletableFuture<>();
     private final Object lifecycle = new Object();
     private ScheduledExecutorService executor; // guarded by lifecycle
     private boolean closed;                    // guarded by lifecycle
@@ -114,9 +117,20 @@ public final class DemoTraffic implements AutoCloseable {
         return options;
     }
 
-    /** Waits until the start-up back-fill has been posted; true if it has. */
+    /**
+     * Waits until the start-up back-fill is over: true if every back-fill batch was handed to the
+     * ingest (what it made of them, delivery failures included, is in {@link #stats()}), false if
+     * the back-fill was cut short by {@link #close()} or a failure, or is still running when the
+     * timeout expires.
+     */
     public boolean awaitBackfill(Duration timeout) throws InterruptedException {
-        return backfillDone.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            return backfillDone.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            return false; // never completed exceptionally; kept for the compiler
+        }
     }
 
     /**
@@ -134,6 +148,7 @@ public final class DemoTraffic implements AutoCloseable {
             ex = executor;
         }
         if (ex == null) {
+            backfillDone.complete(false);
             return;
         }
         // Let a request in flight finish (so what was delivered is booked), but do not sit out a
@@ -150,6 +165,7 @@ public final class DemoTraffic implements AutoCloseable {
             ex.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        backfillDone.complete(false); // a back-fill that never ran or was interrupted
         LOG.info("demo traffic stopped: {}", stats.snapshot());
     }
 
@@ -174,7 +190,7 @@ public final class DemoTraffic implements AutoCloseable {
         try {
             Instant now = clock.instant();
             LocalDate today = LocalDate.ofInstant(now, ZoneOffset.UTC);
-            for (int back = options.backfillDays(); back >= 1 && !Thread.currentThread().isInterrupted(); back--) {
+            for (int back = options.backfillDays(); back >= 1; back--) {
                 backfillDay(today.minusDays(back), now);
             }
             if (options.backfillDays() > 0) {
@@ -182,12 +198,13 @@ public final class DemoTraffic implements AutoCloseable {
                 log(clock.instant(), "demo traffic: back-filled " + stats.backfilled().sum() + " beacons for the previous "
                         + days + " (" + stats.snapshot() + ")");
             }
+            backfillDone.complete(true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
             unexpected(e);
         } finally {
-            backfillDone.countDown();
+            backfillDone.complete(false); // no-op when it finished
         }
     }
 
@@ -200,7 +217,10 @@ public final class DemoTraffic implements AutoCloseable {
                 options.duplicateRate(), options.lateRate(), options.malformedRate());
         int[] perHour = TrafficCurve.hourlyShares(options.backfillPerDay(), day);
         Instant hour = day.atStartOfDay().toInstant(ZoneOffset.UTC);
-        for (int h = 0; h < 24 && !Thread.currentThread().isInterrupted(); h++, hour = hour.plus(Duration.ofHours(1))) {
+        for (int h = 0; h < 24; h++, hour = hour.plus(Duration.ofHours(1))) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new InterruptedException("closed during the back-fill");
+            }
             send(g.batch(hour, hour.plus(Duration.ofHours(1)), perHour[h]), true);
         }
         // Clicks, conversions and late beacons that fall after midnight, but never after the present.

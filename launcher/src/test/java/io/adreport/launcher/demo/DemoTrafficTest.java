@@ -18,10 +18,11 @@ class DemoTrafficTest {
         try (FakeIngest ingest = FakeIngest.start(Clock.systemUTC())) {
             DemoOptions options = DemoOptions.defaults().withRate(400).withBackfill(1, 500);
             DemoTraffic demo = DemoTraffic.start(ingest.url(), options, Clock.systemUTC());
+            Thread sender;
             try {
                 assertTrue(demo.awaitBackfill(Duration.ofSeconds(30)), "back-fill finished");
-                Optional<Thread> sender = senderThread();
-                assertTrue(sender.isPresent() && sender.get().isDaemon(), "a daemon sender thread");
+                sender = senderThread().orElseThrow();
+                assertTrue(sender.isDaemon(), "a daemon sender thread");
                 long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
                 while (demo.stats().sent().sum() <= demo.stats().backfilled().sum() + 50 && System.nanoTime() < until) {
                     Thread.sleep(20); // bounded poll for live traffic, not a timing assertion
@@ -30,7 +31,8 @@ class DemoTrafficTest {
             } finally {
                 demo.close();
             }
-            assertFalse(senderThread().isPresent(), "close stops the sender thread");
+            sender.join(5000); // the executor has terminated; the thread itself is on its way out
+            assertFalse(sender.isAlive(), "close stops the sender thread");
             DemoStats.Snapshot s = demo.stats().snapshot();
             long booked = s.accepted() + s.duplicates() + s.rejected();
             assertEquals(s.sent(), booked + s.errors(), "every beacon sent is booked: " + s);
@@ -39,6 +41,32 @@ class DemoTrafficTest {
             assertTrue(received >= booked && received <= s.sent(), received + " received, " + s);
             demo.close(); // idempotent
         }
+    }
+
+    @Test
+    void close_does_not_sit_out_a_long_retry_after_and_reports_the_backfill_as_cut_short() throws Exception {
+        try (FakeIngest ingest = FakeIngest.start(Clock.systemUTC())) {
+            ingest.script(429, "60");
+            DemoTraffic demo = DemoTraffic.start(ingest.url(), DemoOptions.defaults().withBackfill(1, 100), Clock.systemUTC());
+            long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (demo.stats().retries().sum() == 0 && System.nanoTime() < until) {
+                Thread.sleep(10); // bounded poll until the sender waits out the 429
+            }
+            assertEquals(1, demo.stats().retries().sum());
+            long t0 = System.nanoTime();
+            demo.close();
+            assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(30).toNanos(), "close returned without waiting a minute");
+            assertFalse(demo.awaitBackfill(Duration.ZERO));
+            DemoStats.Snapshot s = demo.stats().snapshot();
+            assertEquals(s.sent(), s.errors(), "the batch cut short is counted: " + s);
+        }
+    }
+
+    @Test
+    void a_simulator_closed_before_it_ran_reports_no_backfill() throws Exception {
+        DemoTraffic demo = DemoTraffic.create(java.net.URI.create("http://127.0.0.1:1"), DemoOptions.defaults(), Clock.systemUTC(), d -> { });
+        demo.close();
+        assertFalse(demo.awaitBackfill(Duration.ofSeconds(1)));
     }
 
     @Test

@@ -1,0 +1,280 @@
+package io.adreport.aggregator.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * {@code adreport replay FILE}: posts a file of events to an ingest endpoint in batches, with a
+ * progress line on stderr and a summary on stdout. See {@link ReplayOptions#USAGE}.
+ *
+ * <p>Concurrency: the reading thread builds NDJSON batches and hands each to one of
+ * {@code --concurrency} senders (a semaphore bounds batches in flight, so memory stays bounded);
+ * totals are {@link LongAdder}s read by the progress thread. 429 and 503 are retried after
+ * {@code Retry-After} (a retry is safe: ingest deduplicates); other errors fail the batch, are
+ * reported and make the exit status 1.
+ */
+public final class Replay {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_RETRIES = 30;
+
+    private final ReplayOptions options;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Clock clock;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder failedBatches = new LongAdder();
+    private final LongAdder failedEvents = new LongAdder();
+    private final Map<String, LongAdder> reasons = new ConcurrentHashMap<>();
+    private volatile String lastFailure;
+
+    Replay(ReplayOptions options, PrintStream out, PrintStream err, Clock clock) {
+        this.options = options;
+        this.out = out;
+        this.err = err;
+        this.clock = clock;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(List.of(args), System.out, System.err));
+    }
+
+    /** Runs a replay; returns the exit status (0 ok, 1 some batches failed, 2 usage error). */
+    public static int run(List<String> args, PrintStream out, PrintStream err) {
+        return run(args, out, err, Clock.systemUTC());
+    }
+
+    /** As {@link #run(List, PrintStream, PrintStream)}; {@code clock} says what "now" is for --shift-to-now. */
+    public static int run(List<String> args, PrintStream out, PrintStream err, Clock clock) {
+        ReplayOptions options;
+        try {
+            options = ReplayOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("replay: " + e.getMessage());
+            err.println(ReplayOptions.USAGE);
+            return 2;
+        }
+        if (options.help()) {
+            out.println(ReplayOptions.USAGE);
+            return 0;
+        }
+        try {
+            return new Replay(options, out, err, clock).replay();
+        } catch (IOException e) {
+            err.println("replay: " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+    }
+
+    int replay() throws IOException, InterruptedException {
+        if (!Files.isRegularFile(options.file())) {
+            throw new IOException(options.file() + ": no such file");
+        }
+        EventSource.Format format = options.format() != null ? options.format() : EventSource.detect(options.file());
+        EventSource source = new EventSource(options.file(), format, options.map(), options.constants());
+        String tf = options.timeField();
+        // Pass 1: count events (for the progress bar) and find the newest time (for --shift-to-now).
+        long[] total = {0};
+        long[] newest = {Long.MIN_VALUE};
+        source.forEach(options.limit(), o -> {
+            total[0]++;
+            Long ts = EventSource.tsOf(o, tf);
+            if (ts != null && ts > newest[0]) {
+                newest[0] = ts;
+            }
+        });
+        long shift = options.shiftToNow() && newest[0] != Long.MIN_VALUE ? clock.millis() - 1000 - newest[0] : 0;
+        long total_ = total[0];
+        err.printf("replay: %,d events from %s (%s) to %s%s%n", total_, options.file(), format.name().toLowerCase(),
+                options.url(), shift != 0 ? String.format(", times shifted by %+.1f days", shift / 86_400_000.0) : "");
+
+        ExecutorService senders = Executors.newFixedThreadPool(options.concurrency());
+        Semaphore inFlight = new Semaphore(options.concurrency() * 2);
+        long start = System.nanoTime();
+        Progress progress = new Progress(total_, start);
+        Thread bar = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                progress.print(false);
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "replay-progress");
+        bar.setDaemon(true);
+        bar.start();
+        try {
+            List<String> batch = new ArrayList<>(options.batch());
+            long[] queued = {0};
+            source.forEach(options.limit(), o -> {
+                if (shift != 0) {
+                    Long ts = EventSource.tsOf(o, tf);
+                    if (ts != null) {
+                        o.put(tf, ts + shift);
+                    }
+                }
+                batch.add(o.toString());
+                queued[0]++;
+                if (batch.size() == options.batch()) {
+                    dispatch(List.copyOf(batch), queued[0], start, senders, inFlight);
+                    batch.clear();
+                }
+            });
+            if (!batch.isEmpty()) {
+                dispatch(List.copyOf(batch), queued[0], start, senders, inFlight);
+            }
+        } finally {
+            senders.shutdown();
+            senders.awaitTermination(1, TimeUnit.HOURS);
+            bar.interrupt();
+            bar.join();
+        }
+        progress.print(true);
+        summary(start);
+        return failedBatches.sum() == 0 ? 0 : 1;
+    }
+
+    private void dispatch(List<String> lines, long queuedSoFar, long start, ExecutorService senders, Semaphore inFlight) {
+        if (options.rate() > 0) {
+            long due = start + (long) ((queuedSoFar - lines.size()) * 1e9 / options.rate());
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                sleepNanos(wait);
+            }
+        }
+        inFlight.acquireUninterruptibly();
+        senders.execute(() -> {
+            try {
+                send(lines);
+            } finally {
+                inFlight.release();
+            }
+        });
+    }
+
+    private void send(List<String> lines) {
+        String body = String.join("\n", lines) + "\n";
+        HttpRequest request = HttpRequest.newBuilder(URI.create(options.url() + "/v1/events"))
+                .timeout(Duration.ofMinutes(2))
+                .header("Content-Type", "application/x-ndjson")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    JsonNode n = JSON.readTree(r.body());
+                    accepted.add(n.path("accepted").asLong());
+                    duplicates.add(n.path("duplicates").asLong());
+                    for (JsonNode rej : n.path("rejected")) {
+                        rejected.increment();
+                        reasons.computeIfAbsent(rej.path("error").asText(), k -> new LongAdder()).increment();
+                    }
+                    sent.add(lines.size());
+                    return;
+                }
+                if ((r.statusCode() == 429 || r.statusCode() == 503) && attempt < MAX_RETRIES) {
+                    retries.increment();
+                    long seconds = r.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);
+                    sleepNanos(TimeUnit.SECONDS.toNanos(Math.min(seconds, 30)));
+                    continue;
+                }
+                fail(lines, "HTTP " + r.statusCode() + ": " + r.body());
+                return;
+            } catch (IOException e) {
+                if (attempt < 3) {
+                    retries.increment();
+                    sleepNanos(TimeUnit.SECONDS.toNanos(1));
+                    continue;
+                }
+                fail(lines, e.toString());
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail(lines, "interrupted");
+                return;
+            }
+        }
+    }
+
+    private void fail(List<String> lines, String why) {
+        failedBatches.increment();
+        failedEvents.add(lines.size());
+        sent.add(lines.size());
+        lastFailure = why.length() > 300 ? why.substring(0, 300) + "..." : why;
+    }
+
+    private static void sleepNanos(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void summary(long start) {
+        double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
+        out.printf("replayed %,d events in %.1f s (%,.0f events/s): accepted %,d, duplicates %,d, rejected %,d, "
+                        + "failed %,d in %,d batches, retries %,d%n",
+                sent.sum(), seconds, sent.sum() / seconds, accepted.sum(), duplicates.sum(), rejected.sum(),
+                failedEvents.sum(), failedBatches.sum(), retries.sum());
+        reasons.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum())).limit(5)
+                .forEach(e -> out.printf("  rejected %,d x %s%n", e.getValue().sum(), e.getKey()));
+        if (reasons.keySet().stream().anyMatch(r -> r.contains("accept window")) && !options.shiftToNow()) {
+            out.println("  hint: historical data is older than the accept window; add --shift-to-now");
+        }
+        if (lastFailure != null) {
+            out.println("  last failure: " + lastFailure);
+        }
+    }
+
+    /** The progress line: percentage bar, events/s, totals. */
+    private final class Progress {
+        private final long total;
+        private final long start;
+
+        Progress(long total, long start) {
+            this.total = total;
+            this.start = start;
+        }
+
+        void print(boolean last) {
+            long done = sent.sum();
+            double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
+            double share = total == 0 ? 1 : Math.min(1, (double) done / total);
+            int width = 24;
+            int filled = (int) Math.round(share * width);
+            err.printf("\r[%s%s] %5.1f%% %,9.0f ev/s  accepted %,d  duplicates %,d  rejected %,d%s   %s",
+                    "#".repeat(filled), ".".repeat(width - filled), share * 100, done / seconds, accepted.sum(),
+                    duplicates.sum(), rejected.sum(), failedEvents.sum() > 0 ? "  failed " + failedEvents.sum() : "",
+                    last ? "\n" : "");
+            err.flush();
+        }
+    }
+}

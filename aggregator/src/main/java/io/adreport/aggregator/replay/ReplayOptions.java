@@ -1,0 +1,137 @@
+package io.adreport.aggregator.replay;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Command-line options of {@code replay}, validated with messages naming the flag.
+ *
+ * @param file        the events file
+ * @param url         ingest base URL
+ * @param rate        events per second, 0 = as fast as ingest answers
+ * @param batch       events per request (1..10,000)
+ * @param concurrency requests in flight
+ * @param format      input format, or null to detect it
+ * @param shiftToNow  move every event time by the same amount so that the newest is now
+ * @param timeField   the event time field (to shift); {@code ts} for the ads cube
+ * @param limit       stop after this many events, 0 = all
+ * @param map         csv: event field → column
+ * @param constants   csv: event field → constant value
+ * @param help        print usage
+ */
+record ReplayOptions(Path file, String url, double rate, int batch, int concurrency, EventSource.Format format,
+                     boolean shiftToNow, String timeField, long limit, Map<String, String> map,
+                     Map<String, String> constants, boolean help) {
+
+    static final String USAGE = """
+            usage: adreport replay FILE [options]
+              Posts the events of FILE to an aggregator's ingest endpoint, with a progress bar.
+              FILE: NDJSON (one event per line, .gz accepted), or CSV:
+                avazu        Avazu CTR rows: an impression per row, plus a click where click=1
+                talkingdata  TalkingData rows: an impression and its click per row, plus a
+                             conversion where is_attributed=1
+                csv          any CSV with a header, mapped with --map/--set
+            options:
+              --url URL          ingest base URL (default http://localhost:8081)
+              --rate N           events per second (default: as fast as ingest answers)
+              --batch N          events per request, 1..10000 (default 1000)
+              --concurrency N    requests in flight (default 4)
+              --format F         ndjson|avazu|talkingdata|csv (default: detected from the first line)
+              --shift-to-now     shift all event times so that the newest is now; historical
+                                 data is otherwise rejected as older than the accept window
+              --time-field F     event time field to shift (default ts)
+              --limit N          stop after N events
+              --map F=COL[,..]   csv: take event field F from column COL (repeatable)
+              --set F=V[,..]     csv: set event field F to V on every event (e.g. type=impression)
+            exit status: 0 all batches answered, 1 some batches failed, 2 usage error""";
+
+    static ReplayOptions parse(List<String> args) {
+        Path file = null;
+        String url = "http://localhost:8081";
+        double rate = 0;
+        int batch = 1000;
+        int concurrency = 4;
+        EventSource.Format format = null;
+        boolean shift = false;
+        String timeField = "ts";
+        long limit = 0;
+        Map<String, String> map = new LinkedHashMap<>();
+        Map<String, String> constants = new LinkedHashMap<>();
+        boolean help = false;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "-h", "--help" -> help = true;
+                case "--url" -> url = value(args, ++i, a).replaceAll("/+$", "");
+                case "--rate" -> rate = number(value(args, ++i, a), a, 1, 10_000_000);
+                case "--batch" -> batch = (int) number(value(args, ++i, a), a, 1, 10_000);
+                case "--concurrency" -> concurrency = (int) number(value(args, ++i, a), a, 1, 256);
+                case "--format" -> {
+                    String f = value(args, ++i, a);
+                    try {
+                        format = EventSource.Format.valueOf(f.toUpperCase(Locale.ROOT));
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException("--format: must be ndjson, avazu, talkingdata or csv, not '" + f + "'");
+                    }
+                }
+                case "--shift-to-now" -> shift = true;
+                case "--time-field" -> timeField = value(args, ++i, a);
+                case "--limit" -> limit = (long) number(value(args, ++i, a), a, 1, Long.MAX_VALUE);
+                case "--map" -> pairs(value(args, ++i, a), a, map);
+                case "--set" -> pairs(value(args, ++i, a), a, constants);
+                default -> {
+                    if (a.startsWith("-")) {
+                        throw new IllegalArgumentException(a + ": unknown option");
+                    }
+                    if (file != null) {
+                        throw new IllegalArgumentException("one FILE only, got " + file + " and " + a);
+                    }
+                    file = Path.of(a);
+                }
+            }
+        }
+        if (file == null && !help) {
+            throw new IllegalArgumentException("FILE is required");
+        }
+        if (format == EventSource.Format.CSV && map.isEmpty()) {
+            throw new IllegalArgumentException("--format csv needs --map field=column (at least the time field)");
+        }
+        if (!url.startsWith("http://") && !url.startsWith("https://")) {
+            throw new IllegalArgumentException("--url: must start with http:// or https://, not '" + url + "'");
+        }
+        return new ReplayOptions(file, url, rate, batch, concurrency, format, shift, timeField, limit, Map.copyOf(map),
+                Map.copyOf(constants), help);
+    }
+
+    private static String value(List<String> args, int i, String flag) {
+        if (i >= args.size()) {
+            throw new IllegalArgumentException(flag + ": needs a value");
+        }
+        return args.get(i);
+    }
+
+    private static double number(String v, String flag, double min, double max) {
+        try {
+            double d = Double.parseDouble(v);
+            if (d < min || d > max) {
+                throw new IllegalArgumentException(flag + ": must be between " + (long) min + " and " + (long) max + ", not " + v);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + ": must be a number, not '" + v + "'");
+        }
+    }
+
+    private static void pairs(String v, String flag, Map<String, String> into) {
+        for (String p : v.split(",")) {
+            int eq = p.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(flag + ": expects field=value pairs, not '" + p + "'");
+            }
+            into.put(p.substring(0, eq).trim(), p.substring(eq + 1).trim());
+        }
+    }
+}

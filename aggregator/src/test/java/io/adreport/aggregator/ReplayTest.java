@@ -1,0 +1,115 @@
+package io.adreport.aggregator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.aggregator.replay.Replay;
+import io.adreport.testkit.HBaseExtension;
+import io.adreport.testkit.MiniHBase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each test replays into its own time window and aggregator. */
+@ExtendWith(HBaseExtension.class)
+class ReplayTest {
+    private static final Path DATASETS = Path.of("/work/shared/datasets");
+    private final TestStack.Window w;
+    private final Aggregator agg;
+
+    ReplayTest(MiniHBase hbase) {
+        w = TestStack.shared(hbase).window();
+        agg = w.start(Map.of());
+    }
+
+    @AfterEach
+    void stop() {
+        agg.close();
+    }
+
+    @Test
+    void replay_of_an_ndjson_file_reports_accepted_duplicates_and_rejected(@TempDir Path dir) throws Exception {
+        Traffic traffic = new Traffic(21);
+        List<Beacon> events = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            events.add(traffic.impression(w.now, Duration.ofHours(3)));
+        }
+        List<String> lines = new ArrayList<>();
+        events.forEach(b -> lines.add(b.json()));
+        events.subList(0, 30).forEach(b -> lines.add(b.json()));
+        lines.add("{\"type\":\"impression\",\"id\":\"neg\",\"ts\":\"" + w.now + "\",\"costMicros\":-1}");
+        Path file = dir.resolve("events.ndjson");
+        Files.write(file, lines);
+
+        Run run = replay(file.toString(), "--batch", "50", "--concurrency", "3");
+        assertEquals(0, run.status, run.out + run.err);
+        assertTrue(run.out.contains("accepted 300, duplicates 30, rejected 1"), run.out);
+        assertTrue(run.out.contains("rejected 1 x costMicros: must be >= 0"), run.out);
+        assertTrue(run.err.contains("100.0%"), "progress bar on stderr: " + run.err);
+    }
+
+    @Test
+    void replay_of_the_avazu_sample_posts_an_impression_per_row_and_a_click_per_clicked_row(@TempDir Path dir) throws Exception {
+        List<String> rows = Files.readAllLines(DATASETS.resolve("avazu-sample-9k.csv"), StandardCharsets.UTF_8).subList(0, 2001);
+        Path file = dir.resolve("avazu-2k.csv");
+        Files.write(file, rows);
+        long impressions = rows.size() - 1;
+        long clicks = rows.stream().skip(1).filter(r -> r.split(",")[1].equals("1")).count();
+
+        Run run = replay(file.toString(), "--shift-to-now");
+        assertEquals(0, run.status, run.out + run.err);
+        assertTrue(run.out.contains("accepted " + String.format("%,d", impressions + clicks) + ", duplicates 0, rejected 0"), run.out);
+        agg.flushNow();
+        Map<String, Long> counters = w.counters();
+        long networkImpressions = counters.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("network|day|") && e.getKey().endsWith("|impressions"))
+                .mapToLong(Map.Entry::getValue).sum();
+        long networkClicks = counters.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("network|day|") && e.getKey().endsWith("|clicks"))
+                .mapToLong(Map.Entry::getValue).sum();
+        assertEquals(impressions, networkImpressions);
+        assertEquals(clicks, networkClicks);
+    }
+
+    @Test
+    void replay_of_talkingdata_without_shift_explains_the_accept_window_and_with_shift_is_accepted() throws Exception {
+        String file = DATASETS.resolve("talkingdata-clicks-100k.csv").toString();
+        Run old = replay(file, "--limit", "200");
+        assertTrue(old.out.contains("rejected 200 x ts: must not be older than the accept window"), old.out);
+        assertTrue(old.out.contains("--shift-to-now"), old.out);
+
+        Run shifted = replay(file, "--limit", "400", "--shift-to-now");
+        assertEquals(0, shifted.status, shifted.out + shifted.err);
+        assertTrue(shifted.out.contains("accepted 400, duplicates 0, rejected 0"), shifted.out);
+    }
+
+    @Test
+    void bad_flags_are_a_usage_error_naming_the_flag() {
+        Run run = replay("x.ndjson", "--batch", "20000");
+        assertEquals(2, run.status);
+        assertTrue(run.err.contains("--batch: must be between 1 and 10000"), run.err);
+    }
+
+    private record Run(int status, String out, String err) {
+    }
+
+    private Run replay(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--url", "http://localhost:" + agg.port()));
+        int status = Replay.run(all, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                w.clock);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}

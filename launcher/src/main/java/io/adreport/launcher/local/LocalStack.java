@@ -87,18 +87,16 @@ public final class LocalStack {
 
         Deque<AutoCloseable> started = new java.util.concurrent.LinkedBlockingDeque<>();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            out.println("\nadreport: stopping (flushing buffers) ...");
-            closeAll(started);
-            out.println("adreport: stopped.");
-            stopped.countDown();
-        }, "adreport-shutdown"));
+        StopSignal.onStop(stopped::countDown);
 
         try {
             return startAndWait(ctx, args, out, dataDir, local, reportConfig, reconcileConfig, started, stopped);
-        } catch (Exception | Error e) {
-            closeAll(started); // a failed start leaves nothing running (the hook finds an empty stack)
-            throw e;
+        } finally {
+            // Ctrl-C, SIGTERM or a failed start: stop what runs, newest first, on this thread
+            // while HBase is still fully up (JVM shutdown hooks would race Hadoop's own hooks).
+            out.println("\nadreport: stopping (flushing buffers) ...");
+            closeAll(started);
+            out.println("adreport: stopped.");
         }
     }
 

@@ -1,14 +1,15 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.aggregator.replay.Replay;
 import java.io.PrintStream;
 import java.util.List;
 
-/** {@code bin/adreport replay}: delegates to the aggregator's replay client. */
+/** {@code bin/adreport replay FILE ...}: the aggregator's replay client (it parses its own options). */
 final class ReplayLauncher {
     private ReplayLauncher() {
     }
 
-    static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        throw new IllegalStateException("replay: WIRING PENDING");
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        return Replay.run(args, out, err);
     }
 }

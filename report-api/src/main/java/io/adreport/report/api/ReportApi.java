@@ -136,7 +136,7 @@ public final class ReportApi {
             config.staticFiles.enableWebjars();
             config.staticFiles.add(files -> {
                 files.hostedPath = "/";
-                files.directory = "/io/adreport/report/dashboard";
+                files.directory = "/io/adreport/report/dashboard/web";
                 files.location = Location.CLASSPATH;
             });
             config.requestLogger.http(requestMetrics::record);
@@ -145,7 +145,10 @@ public final class ReportApi {
                 for (ApiRoute r : routes) {
                     router.addHttpHandler(r.method(), r.path(), r.handler());
                 }
+                // One mapper; registered for the classes Javalin has defaults for, so that it wins.
                 router.exception(Exception.class, errors::handle);
+                router.exception(io.javalin.http.HttpResponseException.class, errors::handle);
+                router.exception(io.javalin.validation.ValidationException.class, errors::handle);
             });
         });
         app.events(e -> e.serverStopped(executor::shutdownNow));

@@ -1,0 +1,182 @@
+package io.adreport.report.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.report.KnownEvent;
+import io.adreport.report.Recount;
+import io.adreport.report.ReportCheck;
+import io.adreport.report.ReportFixture;
+import io.adreport.testkit.HBaseExtension;
+import io.adreport.testkit.MiniHBase;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real headless Chromium: sign in, see the chart and the top-N table with the
+ * recount's numbers, see them change after new counter increments, and leave screenshots in
+ * {@code target/}. Skipped, with a message, only where Debian's chromedriver is not installed.
+ */
+@ExtendWith(HBaseExtension.class)
+class DashboardBrowserTest {
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static ReportFixture fx;
+    private static WebDriver driver;
+    private static Path profile;
+
+    @BeforeAll
+    static void start(MiniHBase hbase) throws IOException {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
+                "browser test skipped: /usr/bin/chromedriver is absent (apt-get install chromium chromium-driver)");
+        fx = ReportFixture.get(hbase);
+        profile = Files.createTempDirectory("adreport-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                "--window-size=1360,1500", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        driver = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (profile != null) {
+            try (var files = Files.walk(profile)) {
+                files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    private WebDriverWait waiting() {
+        return new WebDriverWait(driver, Duration.ofSeconds(40), Duration.ofMillis(200));
+    }
+
+    private void signIn(String key) {
+        driver.get(fx.baseUrl + "/");
+        ((JavascriptExecutor) driver).executeScript("sessionStorage.clear()"); // a fresh tab: signed out
+        driver.navigate().refresh();
+        waiting().until(d -> d.findElement(By.id("key")).isDisplayed());
+        driver.findElement(By.id("key")).sendKeys(key);
+        driver.findElement(By.id("sign-in-button")).click();
+        waiting().until(d -> d.findElement(By.id("app")).isDisplayed());
+        ((JavascriptExecutor) driver).executeScript(
+                "document.getElementById('from').value = '2026-10-31';"
+                        + "document.getElementById('through').value = '2026-11-02';"
+                        + "document.getElementById('rollup').value = 'campaign';"
+                        + "document.getElementById('rollup').dispatchEvent(new Event('change'));");
+    }
+
+    private long kpi(String metric) {
+        List<WebElement> v = driver.findElements(By.cssSelector("#kpi-" + metric + " .value"));
+        return v.isEmpty() ? -1 : Long.parseLong(v.get(0).getAttribute("data-value"));
+    }
+
+    private List<String> tableColumn(String column) {
+        List<String> out = new ArrayList<>();
+        for (WebElement td : driver.findElements(By.cssSelector("#top-table tbody td[data-column='" + column + "']"))) {
+            out.add(column.equals("campaign") ? td.getText() : td.getAttribute("data-value"));
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Long> chartSeries() {
+        Object data = ((JavascriptExecutor) driver).executeScript(
+                "const c = echarts.getInstanceByDom(document.getElementById('chart'));"
+                        + "return c ? c.getOption().series[0].data : null;");
+        List<Long> out = new ArrayList<>();
+        if (data != null) {
+            ((List<Object>) data).forEach(v -> out.add(((Number) v).longValue()));
+        }
+        return out;
+    }
+
+    private ReportCheck topCampaigns() {
+        return ReportCheck.of("campaign", "2026-10-31", "2026-11-03").granularity("all").groupBy("campaign")
+                .metrics("impressions").orderBy("-impressions").limit(10);
+    }
+
+    private void assertShowsRecount() {
+        List<KnownEvent> events = fx.events();
+        Map<String, String> own = Map.of("advertiser", "adv1");
+        long total = (Long) ReportCheck.of("campaign", "2026-10-31", "2026-11-03").granularity("all").metrics("impressions")
+                .expected(events, own).get(0).metrics().get("impressions");
+        waiting().until(d -> kpi("impressions") == total);
+        List<Recount.Row> top = topCampaigns().expected(events, own);
+        waiting().until(d -> tableColumn("impressions").equals(top.stream().map(r -> r.metrics().get("impressions").toString()).toList()));
+        assertEquals(top.stream().map(r -> r.dims().get("campaign")).toList(), tableColumn("campaign"));
+        List<Long> hourly = ReportCheck.of("campaign", "2026-10-31", "2026-11-03").granularity("hour").metrics("impressions")
+                .expected(events, own).stream().map(r -> (Long) r.metrics().get("impressions")).toList();
+        waiting().until(d -> chartSeries().equals(hourly));
+        assertEquals(72, hourly.size());
+    }
+
+    @Test
+    void an_advertiser_signs_in_sees_its_numbers_and_sees_them_change() throws IOException {
+        signIn(fx.adv1Key);
+        assertEquals("advertiser:adv1", driver.findElement(By.id("role")).getText());
+        assertShowsRecount();
+        assertTrue(tableColumn("campaign").stream().allMatch(c -> c.startsWith("adv1-")), tableColumn("campaign").toString());
+        assertTrue(driver.findElement(By.id("filter-advertiser")).getAttribute("disabled") != null, "tenant filter is fixed");
+
+        long before = kpi("impressions");
+        List<KnownEvent> more = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            more.add(KnownEvent.impression(Instant.parse("2026-11-01T12:30:00Z").plusSeconds(i), Map.of("advertiser", "adv1",
+                    "campaign", "adv1-c2", "creative", "cr1", "publisher", "pub1", "zone", "pub1-z1", "country", "DE",
+                    "deviceType", "desktop"), 2500));
+        }
+        fx.write(more);
+        waiting().until(d -> kpi("impressions") == before + 40);
+        assertShowsRecount();
+        save("dashboard-advertiser.png");
+    }
+
+    @Test
+    void an_analyst_sees_every_advertiser_and_the_drift_of_reconciled_days() throws IOException {
+        fx.deps.meta().markReconciled(java.time.LocalDate.parse("2026-10-31"),
+                "{\"eventsRead\":1052,\"cellsCorrected\":3,\"totalAbsoluteDrift\":5}");
+        signIn(fx.analystKey);
+        waiting().until(d -> d.findElement(By.id("drift-card")).isDisplayed());
+        waiting().until(d -> !d.findElements(By.cssSelector("#days .day.reconciled")).isEmpty());
+        waiting().until(d -> tableColumn("campaign").size() == 10);
+        assertTrue(tableColumn("campaign").stream().anyMatch(c -> c.startsWith("adv2-")));
+        waiting().until(d -> d.findElement(By.id("drift-table")).getText().contains("1052"));
+        save("dashboard.png");
+    }
+
+    private void save(String name) throws IOException {
+        Path target = Path.of("target", name);
+        Files.createDirectories(target.getParent());
+        Files.copy(((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath(), target,
+                StandardCopyOption.REPLACE_EXISTING);
+    }
+}

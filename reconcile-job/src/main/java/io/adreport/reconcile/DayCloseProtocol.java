@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Wait until every <em>live</em> aggregator (last heartbeat within the liveness window)
  *       has a heartbeat at or after T that acknowledges D, or until the grace period after T
  *       has passed. Aggregators that are not live are not waited for; silent live ones are
- *       logged and listed in the drift report.</li>
+ *       logged and listed in the drift report. (An aggregator that acknowledged D in an
+ *       earlier close stays stopped for D, so on a re-run its next heartbeat after the new mark
+ *       is enough: the meta table keeps acknowledgements, not their times.)</li>
  *   <li>Run the job; then mark D {@code reconciled} with the drift report. A day, once closed,
  *       stays closed for live counting; re-running D later repeats steps 1–4 and is idempotent
  *       (the job writes absolute values, and only where they differ).</li>

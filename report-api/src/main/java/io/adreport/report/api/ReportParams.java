@@ -149,6 +149,9 @@ final class ReportParams {
             if (v.length() == 10) {
                 return LocalDate.parse(v).atStartOfDay(zone).toInstant();
             }
+            if (v.matches(".*T.* \\d\\d:\\d\\d$")) {
+                v = v.replace(' ', '+'); // an unencoded '+' in a query string arrives as a space
+            }
             if (v.endsWith("Z") || v.matches(".*[+-]\\d\\d:\\d\\d$")) {
                 return OffsetDateTime.parse(v).toInstant();
             }

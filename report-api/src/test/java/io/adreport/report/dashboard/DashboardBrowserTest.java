@@ -28,7 +28,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -94,17 +93,18 @@ class DashboardBrowserTest {
                         + "document.getElementById('rollup').dispatchEvent(new Event('change'));");
     }
 
+    // Read in one script call: the page re-renders every few seconds, so element handles go stale.
     private long kpi(String metric) {
-        List<WebElement> v = driver.findElements(By.cssSelector("#kpi-" + metric + " .value"));
-        return v.isEmpty() ? -1 : Long.parseLong(v.get(0).getAttribute("data-value"));
+        Object v = ((JavascriptExecutor) driver).executeScript(
+                "const e = document.querySelector('#kpi-' + arguments[0] + ' .value'); return e ? e.dataset.value : null;", metric);
+        return v == null ? -1 : Long.parseLong((String) v);
     }
 
+    @SuppressWarnings("unchecked")
     private List<String> tableColumn(String column) {
-        List<String> out = new ArrayList<>();
-        for (WebElement td : driver.findElements(By.cssSelector("#top-table tbody td[data-column='" + column + "']"))) {
-            out.add(column.equals("campaign") ? td.getText() : td.getAttribute("data-value"));
-        }
-        return out;
+        return new ArrayList<>((List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return Array.from(document.querySelectorAll('#top-table tbody td[data-column=\"' + arguments[0] + '\"]'))"
+                        + ".map(td => arguments[0] === 'campaign' ? td.textContent : td.dataset.value);", column));
     }
 
     @SuppressWarnings("unchecked")

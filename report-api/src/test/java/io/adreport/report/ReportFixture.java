@@ -74,7 +74,7 @@ public final class ReportFixture {
 
     /**
      * The default ads cube with 4 salt buckets instead of 16: still several buckets to fan out
-     * over and merge, at a quarter of the regions to create on a shared two-core machine.
+     * over and merge, at a quarter of the regions to create, which keeps the suite short on a two-core machine.
      */
     static Cube smallCube() {
         Cube c = CubeLoader.defaultCube();

@@ -2,7 +2,12 @@ package io.adreport.report.auth;
 
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.meta.MetaStore;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -109,6 +114,40 @@ public final class ApiKeys {
         meta.revokeKey(hash);
         cache.remove(hash);
         return hash;
+    }
+
+    /**
+     * The key kept in {@code file} (e.g. {@code DATA_DIR/analyst.key} of the local stack) if it
+     * still works, else a new key for {@code role}, written there with mode 600 (owner only)
+     * through a temporary file and an atomic rename, so a crash never leaves half a key.
+     *
+     * @return the key and whether it was created now
+     */
+    public KeyFile ensureKeyFile(Path file, String role) throws IOException {
+        if (Files.isRegularFile(file)) {
+            String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
+            if (authenticate(existing).filter(r -> r.toString().equals(Role.parse(role, cube).toString())).isPresent()) {
+                return new KeyFile(existing, false);
+            }
+        }
+        String key = create(role);
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, ".key", ".tmp");
+        try {
+            if (Files.getFileStore(tmp).supportsFileAttributeView("posix")) {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+            }
+            Files.writeString(tmp, key + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return new KeyFile(key, true);
+    }
+
+    /** A key read from or written to a key file. */
+    public record KeyFile(String key, boolean created) {
     }
 
     public List<KeyInfo> list() {

@@ -169,6 +169,23 @@ class TenantIsolationTest {
     }
 
     @Test
+    void the_local_analyst_key_file_is_owner_only_kept_while_valid_and_replaced_once_revoked(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("analyst.key");
+        ApiKeys.KeyFile first = fx.deps.keys().ensureKeyFile(file, "analyst");
+        assertTrue(first.created());
+        assertEquals(first.key(), java.nio.file.Files.readString(file).trim());
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(file)));
+        assertEquals(200, fx.get("/v1/reconcile", first.key()).status());
+        ApiKeys.KeyFile again = fx.deps.keys().ensureKeyFile(file, "analyst");
+        assertEquals(new ApiKeys.KeyFile(first.key(), false), again);
+        fx.deps.keys().revoke(first.key());
+        ApiKeys.KeyFile replaced = fx.deps.keys().ensureKeyFile(file, "analyst");
+        assertTrue(replaced.created() && !replaced.key().equals(first.key()));
+        assertEquals(401, fx.get("/v1/rollups", first.key()).status());
+    }
+
+    @Test
     void keys_are_random_256_bit_and_stored_only_as_hashes() {
         String a = fx.deps.keys().create("analyst");
         String b = fx.deps.keys().create("analyst");

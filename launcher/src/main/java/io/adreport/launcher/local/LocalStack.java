@@ -131,7 +131,7 @@ public final class LocalStack {
         ReportApi.Deps deps = Services.reportDeps(ctx, connection, metrics, clock);
         Javalin api = Services.reportApi(deps);
         started.push(api::stop);
-        String analystKey = readOrCreateKey(dataDir.resolve("analyst.key"), () -> deps.keys().create("analyst"));
+        String analystKey = deps.keys().ensureKeyFile(dataDir.resolve("analyst.key"), "analyst").key();
 
         Reconciler reconciler = new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock);
         if (reconcileConfig.enabled()) {
@@ -144,8 +144,7 @@ public final class LocalStack {
         String advertiserKey = null;
         if (args.has("demo")) {
             advertiser = DemoTraffic.advertiserIds().get(0);
-            String adv = advertiser;
-            advertiserKey = readOrCreateKey(dataDir.resolve("demo-advertiser.key"), () -> deps.keys().create("advertiser:" + adv));
+            advertiserKey = deps.keys().ensureKeyFile(dataDir.resolve("demo-advertiser.key"), "advertiser:" + advertiser).key();
             boolean firstStart = !Files.exists(dataDir.resolve("demo.backfilled"));
             DemoOptions options = DemoOptions.defaults().withRate(local.integer("demo.rate")).withSeed(System.currentTimeMillis());
             if (!firstStart) {

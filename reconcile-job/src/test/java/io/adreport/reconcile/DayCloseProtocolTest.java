@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.testkit.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,13 +30,13 @@ class DayCloseProtocolTest {
     private static final Duration LIVENESS = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(500);
     private static MetaStore meta;
-    private static TestClock clock;
+    private static MutableClock clock;
 
     @BeforeAll
     static void metaTable(MiniHBase hbase) throws Exception {
         TableLayout layout = new TableLayout(ReconcileJobTest.smallCube(), hbase.freshNamespace("close"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        clock = new TestClock(D.plusDays(1).atTime(3, 0).toInstant(ZoneOffset.UTC));
+        clock = new MutableClock(D.plusDays(1).atTime(3, 0).toInstant(ZoneOffset.UTC));
         meta = new MetaStore(hbase.connection(), layout, clock);
     }
 

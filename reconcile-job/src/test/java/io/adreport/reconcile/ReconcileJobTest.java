@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.testkit.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -51,7 +52,7 @@ class ReconcileJobTest {
     private static MiniHBase hbase;
 
     private final Random rnd = new Random(42);
-    private final TestClock clock = new TestClock(D.plusDays(1).atTime(6, 0).toInstant(ZoneOffset.UTC));
+    private final MutableClock clock = new MutableClock(D.plusDays(1).atTime(6, 0).toInstant(ZoneOffset.UTC));
 
     @BeforeAll
     static void cluster(MiniHBase cluster) {

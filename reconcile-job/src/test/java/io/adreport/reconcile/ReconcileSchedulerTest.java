@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.testkit.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,7 +24,7 @@ class ReconcileSchedulerTest {
 
     @Test
     void the_next_run_is_the_next_configured_utc_time() {
-        ReconcileScheduler s = new ReconcileScheduler(CONFIG, new TestClock(Instant.EPOCH), ReconcileSchedulerTest::report);
+        ReconcileScheduler s = new ReconcileScheduler(CONFIG, new MutableClock(Instant.EPOCH), ReconcileSchedulerTest::report);
         assertEquals(Instant.parse("2026-11-29T03:00:00Z"), s.nextRun(Instant.parse("2026-11-29T02:59:59Z")));
         assertEquals(Instant.parse("2026-11-30T03:00:00Z"), s.nextRun(Instant.parse("2026-11-29T03:00:00Z")));
         assertEquals(Instant.parse("2026-11-30T03:00:00Z"), s.nextRun(Instant.parse("2026-11-29T18:00:00Z")));
@@ -32,7 +33,7 @@ class ReconcileSchedulerTest {
     @Test
     void a_run_reconciles_yesterday_and_the_look_back_days_oldest_first_and_survives_a_failed_day() {
         List<LocalDate> asked = new CopyOnWriteArrayList<>();
-        ReconcileScheduler s = new ReconcileScheduler(CONFIG, new TestClock(Instant.parse("2026-11-29T03:00:00Z")), day -> {
+        ReconcileScheduler s = new ReconcileScheduler(CONFIG, new MutableClock(Instant.parse("2026-11-29T03:00:00Z")), day -> {
             asked.add(day);
             if (day.equals(LocalDate.of(2026, 11, 26))) {
                 throw new IllegalStateException("HBase unreachable");
@@ -50,7 +51,7 @@ class ReconcileSchedulerTest {
     void started_it_fires_at_the_configured_time_of_the_injected_clock() throws Exception {
         CountDownLatch fired = new CountDownLatch(4);
         List<LocalDate> asked = new CopyOnWriteArrayList<>();
-        TestClock clock = new TestClock(Instant.parse("2026-11-29T02:59:59.800Z"));
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-29T02:59:59.800Z"));
         try (ReconcileScheduler s = new ReconcileScheduler(CONFIG, clock, day -> {
             asked.add(day);
             fired.countDown();

@@ -29,7 +29,7 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
                            Duration keyCache, int keyCacheSize) {
 
     public static final ConfigDef DEF = new ConfigDef("Report API")
-            .define("report.port", Type.INT, "8080", "1..65535", ConfigDef.between(1, 65535),
+            .define("report.port", Type.INT, "8080", "0..65535 (0: any free port)", ConfigDef.between(0, 65535),
                     "HTTP port of the report API and dashboard")
             .define("report.max.rows.scanned", Type.LONG, "1000000", ">= 1000", ConfigDef.atLeast(1000),
                     "Counter rows one report may read; a larger query is refused with 400")

@@ -1,5 +1,6 @@
 package io.adreport.report;
 
+import io.adreport.testkit.MutableClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.api.ReportApi;

@@ -1,5 +1,6 @@
 package io.adreport.launcher.demo;
 
+import io.adreport.testkit.MutableClock;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,6 @@
 package io.adreport.launcher.demo;
 
+import io.adreport.testkit.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -1,4 +1,4 @@
-package io.adreport.report;
+package io.adreport.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock tests move by hand instead of sleeping. */
+/** A UTC clock that tests move by hand instead of sleeping. Thread-safe. */
 public final class MutableClock extends Clock {
     private volatile Instant now;
 
@@ -14,8 +14,16 @@ public final class MutableClock extends Clock {
         this.now = start;
     }
 
-    public void advance(Duration d) {
+    public static MutableClock at(String iso) {
+        return new MutableClock(Instant.parse(iso));
+    }
+
+    public synchronized void advance(Duration d) {
         now = now.plus(d);
+    }
+
+    public void set(Instant instant) {
+        now = instant;
     }
 
     @Override

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end aggregator load run, coalesced vs naive in one JVM: benchmarks/run-load.sh [--help]
-# Build first: mvn -B -o -q install -pl benchmarks -DskipTests
+# Extra JVM options: JAVA_OPTS (e.g. a JFR recording). Build first: mvn -B -o -q install -pl benchmarks -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 opens="--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.util.concurrent=ALL-UNNAMED"
-exec java -Xmx4g $opens -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.AggregatorLoadHarness "$@"
+exec java -Xmx4g $opens ${JAVA_OPTS:-} -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.AggregatorLoadHarness "$@"

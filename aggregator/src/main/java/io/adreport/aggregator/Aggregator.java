@@ -86,7 +86,8 @@ public final class Aggregator implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(), config.flushConcurrency(), metrics);
+            Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
+                    config.flushDurability(), metrics);
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
                     watcher, gate, metrics, config.flushInterval());
         }

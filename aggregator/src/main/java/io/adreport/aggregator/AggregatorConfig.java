@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.hadoop.hbase.client.Durability;
 
 /**
  * The aggregator's settings, validated once at start-up from {@link #DEF}.
@@ -25,11 +26,12 @@ import java.util.Map;
  * @param flushBatchRows    Increments per {@code Table.batch} call
  * @param flushConcurrency  {@code Table.batch} calls in flight during one flush
  * @param hbaseTimeout      operation timeout of every HBase call; beyond it ingest answers 503
+ * @param flushDurability   WAL durability of counter Increments (raw events are always SYNC_WAL)
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
-                               int flushConcurrency, Duration hbaseTimeout) {
+                               int flushConcurrency, Duration hbaseTimeout, Durability flushDurability) {
 
     /** How live counters are written. */
     public enum Mode { COALESCED, NAIVE }
@@ -64,10 +66,14 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             .define("flush.concurrency", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
                     "Table.batch calls in flight at once during a flush: the server applies increments of one call one by one")
             .define("hbase.timeout.ms", Type.DURATION_MS, "15000", "100..600000", ConfigDef.between(100, 600_000),
-                    "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503");
+                    "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503")
+            .define("flush.durability", Type.STRING, "sync_wal", "sync_wal or async_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
+                    "WAL durability of counter increments. async_wal lets the region server acknowledge before the WAL sync: "
+                            + "faster, and a region-server crash can then lose up to about a second of live increments, "
+                            + "which the nightly job restores from the raw events (always written sync_wal)");
 
     public AggregatorConfig {
-        if (mode == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
+        if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
                 || heartbeatInterval == null || hbaseTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
@@ -85,7 +91,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 v.millis("dayclose.poll.ms"), v.millis("heartbeat.interval.ms"), v.integer("dayclose.window.days"),
                 id.isEmpty() ? defaultId() : id, v.integer("raw.writer.threads"), v.integer("raw.batch.max"),
                 v.integer("ingest.queue.events"), v.integer("flush.batch.rows"), v.integer("flush.concurrency"),
-                v.millis("hbase.timeout.ms"));
+                v.millis("hbase.timeout.ms"),
+                Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

@@ -53,7 +53,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * impressions sent.
  *
  * <p>Run: {@code mvn -B -o -q install -pl benchmarks -DskipTests && benchmarks/run-load.sh
- * [--events N] [--naive-events N] [--warmup N] [--batch N] [--concurrency N] [--spread-seconds N] [--skew S]}
+ * [--events N] [--naive-events N] [--warmup N] [--batch N] [--concurrency N] [--spread-seconds N] [--skew S] [--async-variant true|false]}
  */
 public final class AggregatorLoadHarness {
     private static final byte[] IMPRESSIONS = Bytes.toBytes("impressions");
@@ -88,8 +88,12 @@ public final class AggregatorLoadHarness {
             Cube cube = CubeLoader.defaultCube();
             EventParser parser = new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7),
                     new DeviceHasher("load-harness-secret-0123456789".getBytes(StandardCharsets.UTF_8)));
-            results.add(run("coalesced", connection, cube, parser, warmup, events, batch, concurrency, spread, skew));
-            results.add(run("naive", connection, cube, parser, Math.min(warmup, Math.max(naiveEvents / 2, 1000)), naiveEvents,
+            results.add(run("coalesced", Map.of(), connection, cube, parser, warmup, events, batch, concurrency, spread, skew));
+            if (Boolean.parseBoolean(o.getOrDefault("async-variant", "true"))) {
+                results.add(run("coalesced", Map.of("flush.durability", "async_wal"), connection, cube, parser, warmup, events, batch,
+                        concurrency, spread, skew));
+            }
+            results.add(run("naive", Map.of(), connection, cube, parser, Math.min(warmup, Math.max(naiveEvents / 2, 1000)), naiveEvents,
                     batch, concurrency, spread, skew));
         } finally {
             util.shutdownMiniCluster();
@@ -106,18 +110,21 @@ public final class AggregatorLoadHarness {
             System.out.printf(Locale.ROOT, "| %s | %,d | %,.0f | %.2f | %.2f | %.0f | %.0f | %s |%n", r.mode(), r.events(), r.eventsPerSecond(),
                     r.cellsPerEvent(), r.incrementsPerEvent(), r.p50Ms(), r.p99Ms(), r.verified() ? "yes" : "NO");
         }
-        System.out.printf(Locale.ROOT, "%ncoalesced / naive events/s: %.1fx%n", results.get(0).eventsPerSecond() / results.get(1).eventsPerSecond());
+        System.out.printf(Locale.ROOT, "%ncoalesced / naive events/s: %.1fx%n", results.get(0).eventsPerSecond() / results.get(results.size() - 1).eventsPerSecond());
         for (Result r : results) {
             System.out.println(r.mode() + ": " + r.breakdown());
         }
         System.exit(results.stream().allMatch(Result::verified) ? 0 : 1);
     }
 
-    private static Result run(String mode, Connection connection, Cube cube, EventParser parser, int warmupEvents, int events,
-                              int batch, int concurrency, int spread, double skew) throws Exception {
-        TableLayout layout = new TableLayout(cube, "bench_" + mode);
+    private static Result run(String mode, Map<String, String> extra, Connection connection, Cube cube, EventParser parser,
+                              int warmupEvents, int events, int batch, int concurrency, int spread, double skew) throws Exception {
+        String label = extra.isEmpty() ? mode : mode + " " + extra.toString().replaceAll("[{}]", "");
+        TableLayout layout = new TableLayout(cube, "bench_" + label.replaceAll("[^A-Za-z0-9]", "_"));
         new SchemaApplier(layout).apply(connection.getAdmin(), false);
-        AggregatorConfig config = AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.mode", mode, "aggregator.id", "bench-" + mode));
+        Map<String, String> settings = new HashMap<>(Map.of("ingest.port", "0", "aggregator.mode", mode, "aggregator.id", "bench-" + mode));
+        settings.putAll(extra);
+        AggregatorConfig config = AggregatorConfig.of(settings);
         try (Aggregator agg = Aggregator.start(connection, layout, parser, config, Clock.systemUTC())) {
             LoadEvents warm = new LoadEvents("w", warmupEvents, batch, Instant.now(), spread, skew, 1);
             System.err.printf("%s: warm-up %,d events%n", mode, warm.events);
@@ -152,7 +159,7 @@ public final class AggregatorLoadHarness {
                     1000 * value(scrape, "adreport_flush_seconds_sum") / Math.max(1, value(scrape, "adreport_flush_seconds_count")),
                     1000 * value(scrape, "adreport_ingest_queue_wait_seconds_sum")
                             / Math.max(1, value(scrape, "adreport_ingest_queue_wait_seconds_count")));
-            return new Result(mode, load.events, seconds, cellsPerEvent, incsPerEvent, p50, p99, live == expected, breakdown);
+            return new Result(label, load.events, seconds, cellsPerEvent, incsPerEvent, p50, p99, live == expected, breakdown);
         }
     }
 
@@ -225,7 +232,7 @@ public final class AggregatorLoadHarness {
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--help")) {
                 System.out.println("usage: run-load.sh [--events N] [--naive-events N] [--warmup N] [--batch N] [--concurrency N]"
-                        + " [--spread-seconds N] [--skew S]");
+                        + " [--spread-seconds N] [--skew S] [--async-variant true|false]");
                 System.exit(0);
             }
             if (!args[i].startsWith("--") || i + 1 == args.length) {

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * Sends one drained buffer generation to HBase as multi-column Increments.
  *
  * <p>Batching: one Increment per counter row (the buffer holds one entry per row), grouped by
- * table into {@code Table.batch} calls of at most {@code batchRows}, run {@code concurrency} at a
- * time: the region server applies the increments of one call one after another, so parallel
+ * table into {@code Table.batch} calls of at most {@code batchRows}, run as many at a time as
+ * the pool has threads: the region server applies the increments of one call one after another, so parallel
  * calls are what uses more of its handlers.
  *
  * <p>Failure: an Increment whose result slot holds a {@code Result} was applied. Any other
@@ -45,17 +45,18 @@ public final class Flusher {
     private final TableSource tables;
     private final ExecutorService pool;
     private final int batchRows;
-    private final int concurrency;
     private final AggregatorMetrics metrics;
+    private final Durability durability;
 
+    /** {@code pool}'s thread count is the number of {@code Table.batch} calls in flight. */
     public Flusher(TableLayout layout, CounterCells cells, TableSource tables, ExecutorService pool, int batchRows,
-                   int concurrency, AggregatorMetrics metrics) {
+                   Durability durability, AggregatorMetrics metrics) {
+        this.durability = durability;
         this.layout = layout;
         this.cells = cells;
         this.tables = tables;
         this.pool = pool;
         this.batchRows = batchRows;
-        this.concurrency = concurrency;
         this.metrics = metrics;
     }
 
@@ -89,21 +90,18 @@ public final class Flusher {
         AtomicLong sentRows = new AtomicLong();
         AtomicLong sentCells = new AtomicLong();
         AtomicLong unapplied = new AtomicLong();
-        // At most `concurrency` calls in flight: submit in waves.
-        for (int i = 0; i < chunks.size(); i += concurrency) {
-            List<Future<?>> wave = new ArrayList<>();
-            for (int j = i; j < Math.min(chunks.size(), i + concurrency); j++) {
-                List<RowCells> chunk = chunks.get(j);
-                wave.add(pool.submit(() -> sendChunk(chunk, sentRows, sentCells, unapplied)));
-            }
-            for (Future<?> f : wave) {
-                try {
-                    f.get();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    LOG.error("flush task failed unexpectedly", e.getCause());
-                }
+        // The pool has `concurrency` threads: that many calls in flight, the next chunk starts as soon as one ends.
+        List<Future<?>> pending = new ArrayList<>(chunks.size());
+        for (List<RowCells> chunk : chunks) {
+            pending.add(pool.submit(() -> sendChunk(chunk, sentRows, sentCells, unapplied)));
+        }
+        for (Future<?> f : pending) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.error("flush task failed unexpectedly", e.getCause());
             }
         }
         if (dropped > 0) {
@@ -127,7 +125,7 @@ public final class Flusher {
                 }
             }
             inc.setReturnResults(false);
-            inc.setDurability(Durability.SYNC_WAL);
+            inc.setDurability(durability);
             actions.add(inc);
             chunkCells += rc.cellCount();
         }

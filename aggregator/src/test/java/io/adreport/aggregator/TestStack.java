@@ -1,5 +1,6 @@
 package io.adreport.aggregator;
 
+import io.adreport.testkit.MutableClock;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;

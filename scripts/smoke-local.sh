@@ -13,8 +13,12 @@ cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null || true; }
 trap cleanup EXIT
 
 start() {
+  # Job control on: a background job of a script would otherwise ignore SIGINT, as Ctrl-C's
+  # target (a foreground process) never does.
+  set -m
   "$ROOT/bin/adreport" local --demo --demo-rate 300 --data-dir "$DATA/d" --port "$PORT" --ingest-port "$INGEST" >>"$LOG" 2>&1 &
   PID=$!
+  set +m
   for _ in $(seq 1 300); do
     if curl -fsS "http://localhost:$PORT/healthz" >/dev/null 2>&1 && curl -fsS "http://localhost:$INGEST/healthz" >/dev/null 2>&1; then
       return 0
@@ -61,6 +65,15 @@ start
 after=$(impressions)
 echo "smoke: after restart $after"
 [ "$after" -ge "$second" ] || { echo "smoke: counts were lost across the restart ($second -> $after)"; exit 1; }
+# A crash: what a report showed was in HBase (WAL), so it survives kill -9 and WAL replay.
+sleep 3
+seen=$(impressions)
+kill -9 "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+echo "smoke: killed with -9 after seeing $seen; restarting"
+start
+crashed=$(impressions)
+echo "smoke: after kill -9 and restart $crashed"
+[ "$crashed" -ge "$seen" ] || { echo "smoke: counts were lost across kill -9 ($seen -> $crashed)"; exit 1; }
 stop
 rm -rf "$DATA"
 echo "smoke: OK"

@@ -9,19 +9,15 @@ import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.MultiTableOutputFormat;
@@ -189,14 +185,44 @@ public final class ReconcileJob {
         return c == null ? 0 : c.getValue();
     }
 
+    /**
+     * Best effort: the local job runner deletes parts of its staging directory on its own thread
+     * after the job completes, so files may vanish under the walk; a leftover temp directory must
+     * never fail a finished job.
+     */
     private static void deleteRecursively(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            List<Path> all = new ArrayList<>(paths.sorted(Comparator.reverseOrder()).toList());
-            for (Path p : all) {
-                Files.deleteIfExists(p);
+        for (int attempt = 0; attempt < 3 && Files.exists(dir); attempt++) {
+            try {
+                Files.walkFileTree(dir, new java.nio.file.SimpleFileVisitor<>() {
+                    @Override
+                    public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attrs)
+                            throws IOException {
+                        Files.deleteIfExists(file);
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                        if (e instanceof java.nio.file.NoSuchFileException) {
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+                        throw e;
+                    }
+
+                    @Override
+                    public java.nio.file.FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                        Files.deleteIfExists(d);
+                        return java.nio.file.FileVisitResult.CONTINUE;
+                    }
+                });
+            } catch (java.nio.file.NoSuchFileException | java.nio.file.DirectoryNotEmptyException e) {
+                // raced with the job runner's own cleanup: walk again
+            } catch (IOException e) {
+                LOG_CLEANUP.warn("cannot delete the job's working directory {}: {}", dir, e.toString());
+                return;
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the job's working directory " + dir, e);
         }
     }
+
+    private static final org.slf4j.Logger LOG_CLEANUP = org.slf4j.LoggerFactory.getLogger(ReconcileJob.class);
 }

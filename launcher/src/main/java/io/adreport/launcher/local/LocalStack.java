@@ -265,36 +265,25 @@ public final class LocalStack {
         }
     }
 
-    /** A hex secret generated once and kept (mode 600) in {@code file}. */
+    /** A hex secret generated once and kept (mode 600, written atomically) in {@code file}. */
     static String readOrCreateSecret(Path file, int bytes) throws IOException {
-        return readOrCreateKey(file, () -> {
-            byte[] secret = new byte[bytes];
-            new SecureRandom().nextBytes(secret);
-            return HexFormat.of().formatHex(secret);
-        });
-    }
-
-    interface KeySource {
-        String create() throws IOException;
-    }
-
-    /** The key in {@code file}, or a new one written there with mode 600. */
-    static String readOrCreateKey(Path file, KeySource source) throws IOException {
         if (Files.isRegularFile(file)) {
             String v = Files.readString(file).trim();
             if (!v.isEmpty()) {
                 return v;
             }
         }
-        String key = source.create();
+        byte[] secret = new byte[bytes];
+        new SecureRandom().nextBytes(secret);
+        String hex = HexFormat.of().formatHex(secret);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, key + "\n");
+        Files.writeString(tmp, hex + "\n");
         try {
             Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
         } catch (UnsupportedOperationException e) {
             LOG.warn("cannot restrict permissions of {}", file);
         }
         Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        return key;
+        return hex;
     }
 }

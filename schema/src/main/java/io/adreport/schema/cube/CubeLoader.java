@@ -72,10 +72,10 @@ public final class CubeLoader {
         allowOnly(root, "(top level)", "name", "saltBuckets", "rawSaltBuckets", "rawTtlDays",
                 "maxValueLength", "event", "dimensions", "numericFields", "metrics", "derived", "rollups");
         String name = name(root, "name", "name");
-        int salt = intIn(root, "saltBuckets", 16, 1, 256);
-        int rawSalt = intIn(root, "rawSaltBuckets", 16, 1, 256);
-        int rawTtl = intIn(root, "rawTtlDays", 400, 1, 100_000);
-        int maxLen = intIn(root, "maxValueLength", 128, 1, 4096);
+        int salt = intIn(root, "saltBuckets", "", 16, 1, 256);
+        int rawSalt = intIn(root, "rawSaltBuckets", "", 16, 1, 256);
+        int rawTtl = intIn(root, "rawTtlDays", "", 400, 1, 100_000);
+        int maxLen = intIn(root, "maxValueLength", "", 128, 1, 4096);
 
         List<Dimension> dimensions = dimensions(root.path("dimensions"));
         Set<String> dimNames = new HashSet<>();
@@ -139,7 +139,7 @@ public final class CubeLoader {
             if (idField == null) {
                 throw fail(jat, "needs event.idField: a join looks its target up by id");
             }
-            join = new EventSpec.Join(field, from, target, intIn(j, "lookbackDays", 2, 0, 60));
+            join = new EventSpec.Join(field, from, target, intIn(j, "lookbackDays", jat + ".", 2, 0, 60));
         }
         List<String> hashed = new ArrayList<>();
         JsonNode h = node.path("hashedFields");
@@ -167,7 +167,7 @@ public final class CubeLoader {
             if (!seen.add(name)) {
                 throw fail(at + ".name", "'" + name + "' is declared twice");
             }
-            int maxLength = intIn(d, "maxLength", 128, 1, 1024);
+            int maxLength = intIn(d, "maxLength", at + ".", 128, 1, 1024);
             Dimension.Normalize norm;
             String n = optText(d, "normalize", at + ".normalize");
             try {
@@ -314,7 +314,7 @@ public final class CubeLoader {
                     throw fail(at + ".granularities", "must include 15m so that days can be cut in any time zone");
                 }
             }
-            out.add(new Rollup(name, dims, tenant, grans, intIn(r, "ttlDays", 400, 1, 100_000)));
+            out.add(new Rollup(name, dims, tenant, grans, intIn(r, "ttlDays", at + ".", 400, 1, 100_000)));
         }
         return out;
     }
@@ -360,13 +360,14 @@ public final class CubeLoader {
         return v.asText();
     }
 
-    private int intIn(JsonNode node, String field, int dflt, int min, int max) {
+    /** An optional integer entry; {@code prefix} is the entry's path up to the field ("rollups[2]."). */
+    private int intIn(JsonNode node, String field, String prefix, int dflt, int min, int max) {
         JsonNode v = node.get(field);
         if (v == null || v.isNull()) {
             return dflt;
         }
         if (!v.isIntegralNumber() || v.asLong() < min || v.asLong() > max) {
-            throw fail(field, "must be an integer in " + min + ".." + max + ", not " + v);
+            throw fail(prefix + field, "must be an integer in " + min + ".." + max + ", not " + v);
         }
         return v.asInt();
     }

@@ -51,6 +51,7 @@ class CubeLoaderTest {
         "bad granularity | rollups: [{name: r, dimensions: [], granularities: [15m, week]}] | bad.yaml: rollups[0].granularities[1]: must be one of 15m, hour, day",
         "duplicate rollup | rollups: [{name: r, dimensions: []}, {name: r, dimensions: []}] | bad.yaml: rollups[1].name: 'r' is declared twice",
         "unknown key | rollups: [{name: r, dimensions: [], colour: red}] | bad.yaml: rollups[0].colour: unknown entry",
+        "negative ttl | rollups: [{name: r, dimensions: [], ttlDays: -1}] | bad.yaml: rollups[0].ttlDays: must be an integer in 1..100000, not -1",
     })
     void bad_rollups_name_the_file_the_entry_and_the_rule(String what, String rollups, String expected) {
         CubeException e = assertThrows(CubeException.class, () -> CubeLoader.parse("bad.yaml", base(rollups)));

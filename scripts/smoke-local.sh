@@ -38,11 +38,12 @@ stop() {
   echo "smoke: did not stop within 120 s of SIGINT"; tail -50 "$LOG"; exit 1
 }
 
+# One window for the whole run (the back-filled days to the day after tomorrow), so the count
+# only ever rises, even when the run crosses midnight UTC.
+FROM=$(date -u -d '3 days ago' +%F); TO=$(date -u -d '2 days' +%F)
 impressions() {
-  local today tomorrow
-  today=$(date -u +%F); tomorrow=$(date -u -d tomorrow +%F)
   curl -fsS -H "Authorization: Bearer $(cat "$DATA/d/analyst.key")" \
-    "http://localhost:$PORT/v1/reports/network?from=$today&to=$tomorrow&granularity=all&metrics=impressions" |
+    "http://localhost:$PORT/v1/reports/network?from=$FROM&to=$TO&granularity=all&metrics=impressions" |
     python3 -c 'import json,sys; rows=json.load(sys.stdin)["rows"]; print(sum(r["metrics"]["impressions"] for r in rows))'
 }
 
@@ -57,7 +58,7 @@ first=0
 for _ in $(seq 1 60); do first=$(impressions); [ "$first" -gt 0 ] && break; sleep 2; done
 sleep 6
 second=$(impressions)
-echo "smoke: impressions today $first -> $second"
+echo "smoke: impressions $first -> $second"
 [ "$second" -gt "$first" ] || { echo "smoke: counts did not rise"; tail -30 "$LOG"; exit 1; }
 stop
 echo "smoke: stopped cleanly; restarting on the same data directory"

@@ -3,10 +3,10 @@ package io.adreport.launcher.cli;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.Reconciler;
+import io.adreport.reconcile.job.ReconcileOptions;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.LocalDate;
-import java.time.format.DateTimeParseException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -19,9 +19,9 @@ final class ReconcileLauncher {
     static int run(Context ctx, String dayText, boolean dryRun, PrintStream out) throws Exception {
         LocalDate day;
         try {
-            day = LocalDate.parse(dayText);
-        } catch (DateTimeParseException e) {
-            throw new Args.UsageException("--day: must be a date YYYY-MM-DD (a UTC day), not '" + dayText + "'");
+            day = ReconcileOptions.parseDay(dayText);
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException(e.getMessage());
         }
         ReconcileConfig config = ReconcileConfig.from(ctx.settings().resolve(ReconcileConfig.DEF));
         Configuration conf = ctx.hbaseConfiguration();

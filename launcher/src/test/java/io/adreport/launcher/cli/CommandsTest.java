@@ -39,6 +39,16 @@ class CommandsTest {
     }
 
     @Test
+    void reconcile_checks_the_day_and_its_settings_before_touching_hbase(@TempDir Path dir) {
+        Args.UsageException day = assertThrows(Args.UsageException.class,
+                () -> run("reconcile", "--day", "yesterday", "--data-dir", dir.toString()));
+        assertEquals("--day: must be a date YYYY-MM-DD, not 'yesterday'", day.getMessage());
+        IllegalArgumentException setting = assertThrows(IllegalArgumentException.class,
+                () -> run("reconcile", "--day", "2026-11-28", "--data-dir", dir.toString(), "--set", "reconcile.lookback.days=99"));
+        assertTrue(setting.getMessage().contains("reconcile.lookback.days: 0..30, not '99'"), setting.getMessage());
+    }
+
+    @Test
     void help_lists_the_commands() throws Exception {
         String out = run("help");
         for (String c : List.of("local", "schema apply", "reconcile --day", "keys add --role", "replay FILE", "config")) {

@@ -53,6 +53,10 @@ public final class Commands {
             return ReplayLauncher.run(rest, out, err);
         }
         Args args = Args.parse(rest, VALUED, BOOLEANS);
+        if (args.has("help")) {
+            out.print(USAGE);
+            return 0;
+        }
         Logging.configure(args.has("verbose"));
         Settings settings = Settings.from(args, FLAG_SETTINGS);
         switch (command) {

@@ -56,6 +56,15 @@ class CommandsTest {
         }
     }
 
+    @Test
+    void help_after_a_command_prints_usage_instead_of_running_it(@TempDir Path dir) throws Exception {
+        for (String command : List.of("local", "schema", "keys", "aggregator")) {
+            String out = run(command, "--help", "--data-dir", dir.toString());
+            assertTrue(out.startsWith("usage: bin/adreport COMMAND"), command + ": " + out);
+        }
+        assertEquals(0, dir.toFile().list().length, "nothing was started or written");
+    }
+
     private static String run(String... argv) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);

@@ -56,6 +56,7 @@ class ReplayTest {
         assertTrue(run.out.contains("accepted 300, duplicates 30, rejected 1"), run.out);
         assertTrue(run.out.contains("rejected 1 x costMicros: must be >= 0"), run.out);
         assertTrue(run.err.contains("100.0%"), "progress bar on stderr: " + run.err);
+        assertTrue(run.out.matches("(?s).*request latency \\(\\d+ answered batches\\): p50 \\d+ ms, p99 \\d+ ms.*"), run.out);
     }
 
     @Test
@@ -91,6 +92,24 @@ class ReplayTest {
         Run shifted = replay(file, "--limit", "400", "--shift-to-now");
         assertEquals(0, shifted.status, shifted.out + shifted.err);
         assertTrue(shifted.out.contains("accepted 400, duplicates 0, rejected 0"), shifted.out);
+    }
+
+    @Test
+    void a_malformed_line_fails_its_batch_only_and_is_located_in_the_file(@TempDir Path dir) throws Exception {
+        Traffic traffic = new Traffic(22);
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            lines.add(traffic.impression(w.now, Duration.ofHours(1)).json());
+        }
+        lines.set(27, "{\"type\":\"impression\",");
+        Path file = dir.resolve("broken.ndjson");
+        Files.write(file, lines);
+
+        Run run = replay(file.toString(), "--batch", "10", "--concurrency", "1");
+        assertEquals(1, run.status, run.out + run.err);
+        assertTrue(run.out.contains("accepted 30, duplicates 0, rejected 0, failed 10 in 1 batches"), run.out);
+        assertTrue(run.out.contains("HTTP 400 for events 21..30 of the file"), run.out);
+        assertTrue(run.out.contains("line 8: malformed JSON"), run.out);
     }
 
     @Test

@@ -124,6 +124,27 @@ final class EventSource {
         }
     }
 
+    /**
+     * As {@link #forEach}, as JSON text: NDJSON lines pass through unparsed (ingest validates
+     * them and names any bad line in its answer), other formats are converted.
+     */
+    void forEachText(long limit, Consumer<String> sink) throws IOException {
+        if (format != Format.NDJSON) {
+            forEach(limit, o -> sink.accept(o.toString()));
+            return;
+        }
+        long given = 0;
+        try (BufferedReader r = reader(file)) {
+            String line;
+            while ((limit <= 0 || given < limit) && (line = r.readLine()) != null) {
+                if (!line.isBlank()) {
+                    given++;
+                    sink.accept(line);
+                }
+            }
+        }
+    }
+
     private static ObjectNode ndjson(String line, long n) throws IOException {
         var node = JSON.readTree(line);
         if (!(node instanceof ObjectNode o)) {

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +50,7 @@ public final class Replay {
     private final LongAdder failedBatches = new LongAdder();
     private final LongAdder failedEvents = new LongAdder();
     private final Map<String, LongAdder> reasons = new ConcurrentHashMap<>();
+    private final Latencies latencies = new Latencies();
     private volatile String lastFailure;
 
     Replay(ReplayOptions options, PrintStream out, PrintStream err, Clock clock) {
@@ -102,13 +104,17 @@ public final class Replay {
         // Pass 1: count events (for the progress bar) and find the newest time (for --shift-to-now).
         long[] total = {0};
         long[] newest = {Long.MIN_VALUE};
-        source.forEach(options.limit(), o -> {
-            total[0]++;
-            Long ts = EventSource.tsOf(o, tf);
-            if (ts != null && ts > newest[0]) {
-                newest[0] = ts;
-            }
-        });
+        if (options.shiftToNow()) {
+            source.forEach(options.limit(), o -> {
+                total[0]++;
+                Long ts = EventSource.tsOf(o, tf);
+                if (ts != null && ts > newest[0]) {
+                    newest[0] = ts;
+                }
+            });
+        } else {
+            source.forEachText(options.limit(), line -> total[0]++);
+        }
         long shift = options.shiftToNow() && newest[0] != Long.MIN_VALUE ? clock.millis() - 1000 - newest[0] : 0;
         long total_ = total[0];
         err.printf("replay: %,d events from %s (%s) to %s%s%n", total_, options.file(), format.name().toLowerCase(),
@@ -133,20 +139,25 @@ public final class Replay {
         try {
             List<String> batch = new ArrayList<>(options.batch());
             long[] queued = {0};
-            source.forEach(options.limit(), o -> {
-                if (shift != 0) {
-                    Long ts = EventSource.tsOf(o, tf);
-                    if (ts != null) {
-                        o.put(tf, ts + shift);
-                    }
-                }
-                batch.add(o.toString());
+            java.util.function.Consumer<String> add = line -> {
+                batch.add(line);
                 queued[0]++;
                 if (batch.size() == options.batch()) {
                     dispatch(List.copyOf(batch), queued[0], start, senders, inFlight);
                     batch.clear();
                 }
-            });
+            };
+            if (shift != 0) {
+                source.forEach(options.limit(), o -> {
+                    Long ts = EventSource.tsOf(o, tf);
+                    if (ts != null) {
+                        o.put(tf, ts + shift);
+                    }
+                    add.accept(o.toString());
+                });
+            } else {
+                source.forEachText(options.limit(), add);
+            }
             if (!batch.isEmpty()) {
                 dispatch(List.copyOf(batch), queued[0], start, senders, inFlight);
             }
@@ -172,23 +183,26 @@ public final class Replay {
         inFlight.acquireUninterruptibly();
         senders.execute(() -> {
             try {
-                send(lines);
+                send(lines, queuedSoFar - lines.size() + 1);
             } finally {
                 inFlight.release();
             }
         });
     }
 
-    private void send(List<String> lines) {
+    private void send(List<String> lines, long firstEvent) {
         String body = String.join("\n", lines) + "\n";
         HttpRequest request = HttpRequest.newBuilder(URI.create(options.url() + "/v1/events"))
                 .timeout(Duration.ofMinutes(2))
                 .header("Content-Type", "application/x-ndjson")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        long first = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
             try {
+                long begin = System.nanoTime();
                 HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
+                    latencies.record(System.nanoTime() - begin, System.nanoTime() - first);
                     JsonNode n = JSON.readTree(r.body());
                     accepted.add(n.path("accepted").asLong());
                     duplicates.add(n.path("duplicates").asLong());
@@ -205,7 +219,8 @@ public final class Replay {
                     sleepNanos(TimeUnit.SECONDS.toNanos(Math.min(seconds, 30)));
                     continue;
                 }
-                fail(lines, "HTTP " + r.statusCode() + ": " + r.body());
+                fail(lines, "HTTP " + r.statusCode() + " for events " + firstEvent + ".." + (firstEvent + lines.size() - 1)
+                        + " of the file (a line number is counted within that batch): " + r.body());
                 return;
             } catch (IOException e) {
                 if (attempt < 3) {
@@ -251,6 +266,40 @@ public final class Replay {
         }
         if (lastFailure != null) {
             out.println("  last failure: " + lastFailure);
+        }
+        latencies.print(out);
+    }
+
+    /** Request latency of answered (200) batches: the last attempt alone, and from the first attempt (with retries). */
+    private static final class Latencies {
+        private long[] last = new long[1024];
+        private long[] total = new long[1024];
+        private int n;
+
+        synchronized void record(long lastNanos, long totalNanos) {
+            if (n == last.length) {
+                last = Arrays.copyOf(last, n * 2);
+                total = Arrays.copyOf(total, n * 2);
+            }
+            last[n] = lastNanos;
+            total[n++] = totalNanos;
+        }
+
+        synchronized void print(PrintStream out) {
+            if (n == 0) {
+                return;
+            }
+            long[] a = Arrays.copyOf(last, n);
+            long[] t = Arrays.copyOf(total, n);
+            Arrays.sort(a);
+            Arrays.sort(t);
+            out.printf("request latency (%,d answered batches): p50 %.0f ms, p99 %.0f ms, max %.0f ms; "
+                            + "including retries after 429/503: p50 %.0f ms, p99 %.0f ms%n",
+                    n, at(a, 0.50), at(a, 0.99), a[n - 1] / 1e6, at(t, 0.50), at(t, 0.99));
+        }
+
+        private static double at(long[] sorted, double q) {
+            return sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)] / 1e6;
         }
     }
 

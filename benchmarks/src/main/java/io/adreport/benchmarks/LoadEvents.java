@@ -18,6 +18,26 @@ final class LoadEvents {
     long uniqueImpressions;
 
     LoadEvents(String idPrefix, int count, int perBody, Instant now, int spreadSeconds, double skew, long seed) {
+        StringBuilder body = new StringBuilder();
+        int[] inBody = {0};
+        uniqueImpressions = generate(idPrefix, count, now, spreadSeconds, skew, seed, line -> {
+            body.append(line).append('\n');
+            events++;
+            if (++inBody[0] == perBody) {
+                bodies.add(body.toString().getBytes(StandardCharsets.UTF_8));
+                body.setLength(0);
+                inBody[0] = 0;
+            }
+        });
+        if (inBody[0] > 0) {
+            bodies.add(body.toString().getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Generates {@code count} NDJSON lines into {@code sink}; returns the number of distinct impressions. */
+    static long generate(String idPrefix, int count, Instant now, int spreadSeconds, double skew, long seed,
+                         java.util.function.Consumer<String> sink) {
+        long unique = 0;
         Random random = new Random(seed);
         Zipf advertisers = new Zipf(1000, skew);
         Zipf publishers = new Zipf(2000, skew);
@@ -26,8 +46,6 @@ final class LoadEvents {
         List<String> sent = new ArrayList<>();
         List<Long> impressionTimes = new ArrayList<>();
         List<String> impressionIds = new ArrayList<>();
-        StringBuilder body = new StringBuilder();
-        int inBody = 0;
         for (int i = 0; i < count; i++) {
             double kind = random.nextDouble();
             String line;
@@ -53,22 +71,14 @@ final class LoadEvents {
                         + "\",\"costMicros\":" + (100 + random.nextInt(5000)) + "}";
                 impressionIds.add(id);
                 impressionTimes.add(ts);
-                uniqueImpressions++;
+                unique++;
             }
             if (sent.size() < 200_000) {
                 sent.add(line);
             }
-            body.append(line).append('\n');
-            events++;
-            if (++inBody == perBody) {
-                bodies.add(body.toString().getBytes(StandardCharsets.UTF_8));
-                body.setLength(0);
-                inBody = 0;
-            }
+            sink.accept(line);
         }
-        if (inBody > 0) {
-            bodies.add(body.toString().getBytes(StandardCharsets.UTF_8));
-        }
+        return unique;
     }
 
     private static String country(int k) {

@@ -57,7 +57,8 @@ for mode in $modes; do
     echo "run-replay: something already answers on port $ingest; stop it first" >&2; exit 1
   fi
   echo "== $mode: starting bin/adreport local (data $data, ingest port $ingest)" >&2
-  adreport local --data-dir "$data" --port "$report" --ingest-port "$ingest" --set aggregator.mode="$mode" "${extra[@]}" \
+  # bin/adreport itself (not the adreport function) so that $! is the JVM (bin/adreport execs java)
+  ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" local --data-dir "$data" --port "$report" --ingest-port "$ingest" --set aggregator.mode="$mode" "${extra[@]}" \
     >"$work/$mode.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do

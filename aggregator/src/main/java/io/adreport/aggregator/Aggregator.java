@@ -11,6 +11,7 @@ import io.adreport.aggregator.flush.NaiveCounters;
 import io.adreport.aggregator.ingest.IngestServer;
 import io.adreport.aggregator.store.GroupCommit;
 import io.adreport.aggregator.store.RawStore;
+import io.adreport.aggregator.store.StoredIds;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.metrics.Metrics;
@@ -42,12 +43,14 @@ public final class Aggregator implements AutoCloseable {
     private final DayCloseWatcher watcher;
     private final CounterWriter counters;
     private final RawStore store;
+    private final StoredIds storedIds;
     private final ExecutorService flushPool;
     private final Javalin http;
     private boolean closed;
 
     private Aggregator(AggregatorConfig config, AggregatorMetrics metrics, DayCloseWatcher watcher, CounterWriter counters,
-                       RawStore store, ExecutorService flushPool, Javalin http) {
+                       RawStore store, StoredIds storedIds, ExecutorService flushPool, Javalin http) {
+        this.storedIds = storedIds;
         this.config = config;
         this.metrics = metrics;
         this.watcher = watcher;
@@ -91,13 +94,16 @@ public final class Aggregator implements AutoCloseable {
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
                     watcher, gate, metrics, config.flushInterval());
         }
-        GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics);
+        StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());
+        registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",
+                storedIds::bytes);
+        GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds);
         RawStore store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
         Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());
         http.start(config.port());
         LOG.info("aggregator {} ({} mode) ingesting on port {}", config.aggregatorId(),
                 config.mode().name().toLowerCase(java.util.Locale.ROOT), http.port());
-        return new Aggregator(config, metrics, watcher, counters, store, flushPool, http);
+        return new Aggregator(config, metrics, watcher, counters, store, storedIds, flushPool, http);
     }
 
     /** The ingest port actually bound. */
@@ -119,6 +125,11 @@ public final class Aggregator implements AutoCloseable {
         return metrics;
     }
 
+    /** The filter of stored raw keys (tests). */
+    public StoredIds storedIds() {
+        return storedIds;
+    }
+
     /** Sends every buffered counter delta now and returns when done (tests, benchmarks). */
     public void flushNow() {
         counters.flushNow();
@@ -132,6 +143,7 @@ public final class Aggregator implements AutoCloseable {
         closed = true;
         http.stop();
         store.close();
+        storedIds.close();
         counters.close();
         watcher.close();
         if (flushPool != null) {

@@ -27,11 +27,14 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param flushConcurrency  {@code Table.batch} calls in flight during one flush
  * @param hbaseTimeout      operation timeout of every HBase call; beyond it ingest answers 503
  * @param flushDurability   WAL durability of counter Increments (raw events are always SYNC_WAL)
+ * @param dedupFilterDays   recent UTC days whose stored raw keys are kept in Bloom filters (0: off)
+ * @param dedupFilterMaxBytes memory bound of those filters
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
-                               int flushConcurrency, Duration hbaseTimeout, Durability flushDurability) {
+                               int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
+                               long dedupFilterMaxBytes) {
 
     /** How live counters are written. */
     public enum Mode { COALESCED, NAIVE }
@@ -70,7 +73,13 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             .define("flush.durability", Type.STRING, "sync_wal", "sync_wal or async_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
                     "WAL durability of counter increments. async_wal lets the region server acknowledge before the WAL sync: "
                             + "faster, and a region-server crash can then lose up to about a second of live increments, "
-                            + "which the nightly job restores from the raw events (always written sync_wal)");
+                            + "which the nightly job restores from the raw events (always written sync_wal)")
+            .define("raw.dedup.filter.days", Type.INT, "2", "0..7", ConfigDef.between(0, 7),
+                    "Recent UTC days (today and days before, plus tomorrow) whose stored raw keys are kept in a Bloom filter, "
+                            + "so that new events skip their existence read. 0 turns it off; do that when several aggregators "
+                            + "may receive the same event id, since a filter sees only its own process's writes")
+            .define("raw.dedup.filter.max.mb", Type.INT, "256", "1..65536", ConfigDef.between(1, 65_536),
+                    "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads");
 
     public AggregatorConfig {
         if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
@@ -92,7 +101,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 id.isEmpty() ? defaultId() : id, v.integer("raw.writer.threads"), v.integer("raw.batch.max"),
                 v.integer("ingest.queue.events"), v.integer("flush.batch.rows"), v.integer("flush.concurrency"),
                 v.millis("hbase.timeout.ms"),
-                Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)));
+                Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
+                v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

@@ -23,6 +23,8 @@ public final class AggregatorMetrics {
     public final Counter cellsSent;
     public final Counter flushFailures;
     public final Counter cellsUnapplied;
+    public final Counter existenceReads;
+    public final Counter existenceSkipped;
     public final Counter cellsDroppedClosedDay;
     public final Histogram rawWriteSeconds;
     public final Histogram queueWaitSeconds;
@@ -54,6 +56,10 @@ public final class AggregatorMetrics {
         flushSeconds = registry.histogram("adreport_flush_seconds", "Duration of one buffer flush", Metrics.LATENCY_BUCKETS);
         requestSeconds = registry.histogram("adreport_ingest_request_seconds", "POST /v1/events latency, parse to response",
                 Metrics.LATENCY_BUCKETS);
+        existenceReads = registry.counter("adreport_raw_existence_checks_total",
+                "Dedup and join-target checks of raw rows, by how they were answered", "answer", "read");
+        existenceSkipped = registry.counter("adreport_raw_existence_checks_total",
+                "Dedup and join-target checks of raw rows, by how they were answered", "answer", "filter");
         registry.gauge("adreport_cells_per_event", "Counter cells sent per counted event (lower means better coalescing)",
                 () -> countedEvents.get() == 0 ? 0 : (double) cellsSent.get() / countedEvents.get());
     }

@@ -58,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * process is taken from memory. Found: the event is counted under the target's dimensions.
  * Not found: counted unattributed ({@link CounterFanout} decides what that touches).
  *
+ * <h2>Reads skipped</h2>
+ * Both kinds of read are skipped for rows that {@link StoredIds} knows to be absent (a Bloom
+ * filter of each recent day's stored keys): for live traffic that is nearly every new event, so
+ * a group commit is usually one multi-put and a handful of gets.
+ *
  * <h2>Order of writes</h2>
  * Raw put first, counters second, answer last: an answered event is durable; a crash between
  * put and flush loses only live deltas, which the nightly job restores from the raw rows. A put
@@ -77,12 +82,14 @@ public final class GroupCommit {
     private final DayCloseWatcher days;
     private final Clock clock;
     private final AggregatorMetrics metrics;
+    private final StoredIds storedIds;
     private final ConcurrentHashMap<RowId, Entry> inFlight = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<byte[]> pendingDupMarks = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingDupCount = new AtomicInteger();
 
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
-                       AggregatorMetrics metrics) {
+                       AggregatorMetrics metrics, StoredIds storedIds) {
+        this.storedIds = storedIds;
         this.layout = layout;
         this.keys = new RowKeyCodec(layout.cube());
         this.codec = new RawEventCodec(keys);
@@ -99,6 +106,7 @@ public final class GroupCommit {
     private static final class Entry {
         final Event event;
         final RowId key;
+        final long day;
         final CompletableFuture<Outcome> result = new CompletableFuture<>();
         int existsGet = -1;
         int[] targetGets;
@@ -108,6 +116,7 @@ public final class GroupCommit {
         Entry(Event event, RowId key) {
             this.event = event;
             this.key = key;
+            this.day = LocalDate.ofInstant(event.ts(), ZoneOffset.UTC).toEpochDay();
         }
     }
 
@@ -170,7 +179,7 @@ public final class GroupCommit {
             List<Put> puts = new ArrayList<>(owned.size());
             List<Entry> putEntries = new ArrayList<>(owned.size());
             for (Entry e : owned) {
-                if (!results[e.existsGet].isEmpty()) {
+                if (e.existsGet >= 0 && !results[e.existsGet].isEmpty()) {
                     e.duplicate = true;
                     duplicateRows.add(e.key.row());
                     continue;
@@ -183,6 +192,7 @@ public final class GroupCommit {
                         }
                     }
                 }
+                storedIds.stored(e.key.row(), e.day);
                 puts.add(codec.toPut(e.event, arrival));
                 putEntries.add(e);
             }
@@ -220,13 +230,21 @@ public final class GroupCommit {
     /** Gets for every claimed identity's existence and every join target not found in memory. */
     private List<Get> readPlan(List<Entry> owned) {
         List<Get> gets = new ArrayList<>(owned.size() * 2);
+        long read = 0;
+        long filtered = 0;
         for (Entry e : owned) {
-            e.existsGet = gets.size();
-            gets.add(new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL));
+            long day = e.day;
+            if (storedIds.mightBeStored(e.key.row(), day)) {
+                e.existsGet = gets.size();
+                gets.add(new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL));
+                read++;
+            } else {
+                e.existsGet = -1; // certainly absent
+                filtered++;
+            }
             if (!fanout.isJoinEvent(e.event) || e.event.joinRef() == null) {
                 continue;
             }
-            long day = LocalDate.ofInstant(e.event.ts(), ZoneOffset.UTC).toEpochDay();
             List<Integer> targets = new ArrayList<>();
             for (int back = 0; back <= join.lookbackDays(); back++) {
                 byte[] target = keys.rawKey(join.targetType(), e.event.joinRef(), day - back);
@@ -235,11 +253,18 @@ public final class GroupCommit {
                     e.inherited = pending.event.dimensions();
                     break;
                 }
+                if (!storedIds.mightBeStored(target, day - back)) {
+                    filtered++;
+                    continue;
+                }
                 targets.add(gets.size());
                 gets.add(new Get(target).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
+                read++;
             }
             e.targetGets = targets.stream().mapToInt(Integer::intValue).toArray();
         }
+        metrics.existenceReads.add(read);
+        metrics.existenceSkipped.add(filtered);
         return gets;
     }
 

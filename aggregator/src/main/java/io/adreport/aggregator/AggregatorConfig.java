@@ -46,8 +46,10 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                     "coalesced: sum increments in memory and flush them in batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks)")
             .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
                     "Longest time a counter delta waits in memory before it is sent to HBase")
-            .define("buffer.max.cells", Type.INT, "200000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
-                    "Distinct counter cells in memory that trigger a flush; while the buffer stays this full, ingest waits and then answers 429")
+            .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+                    "Distinct counter cells in memory (about 125 bytes of heap each) that trigger a flush; while the buffer "
+                            + "stays this full, ingest waits and then answers 429. A flush that runs long carries every delta that "
+                            + "arrived meanwhile, so a large bound is what lets coalescing grow with the load")
             .define("ingest.block.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
                     "How long a request waits for buffer or queue space before it is answered 429 with Retry-After")
             .define("dayclose.poll.ms", Type.DURATION_MS, "1000", "100..60000", ConfigDef.between(100, 60_000),

@@ -67,6 +67,10 @@ public final class EmbeddedHBase implements AutoCloseable {
         conf.setInt("hbase.zookeeper.property.tickTime", 1_000);
         conf.setInt("hbase.master.start.timeout.localHBaseCluster", (int) timeout.toMillis());
         conf.setInt("hbase.regionserver.handler.count", 30);
+        // One JVM holds HBase, ingest (its counter buffer) and the report API: HBase's defaults
+        // (40% of the heap for memstores, 40% for the block cache) would leave the rest 20%.
+        conf.setFloat("hbase.regionserver.global.memstore.size", 0.3f);
+        conf.setFloat("hfile.block.cache.size", 0.2f);
 
         MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
         zk.setDefaultClientPort(choosePort(dir.resolve(LAST_PORT_FILE)));

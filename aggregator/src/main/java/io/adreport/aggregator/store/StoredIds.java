@@ -7,7 +7,6 @@ import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -121,7 +120,7 @@ public final class StoredIds implements AutoCloseable {
         if (days == 0) {
             return null;
         }
-        long today = LocalDate.now(clock.withZone(ZoneOffset.UTC)).toEpochDay();
+        long today = Math.floorDiv(clock.millis(), 86_400_000L); // UTC epoch day, per event: no allocation
         if (epochDay < today - days + 1 || epochDay > today + 1) {
             return null;
         }

@@ -56,10 +56,9 @@ public final class AggregatorMetrics {
         flushSeconds = registry.histogram("adreport_flush_seconds", "Duration of one buffer flush", Metrics.LATENCY_BUCKETS);
         requestSeconds = registry.histogram("adreport_ingest_request_seconds", "POST /v1/events latency, parse to response",
                 Metrics.LATENCY_BUCKETS);
-        existenceReads = registry.counter("adreport_raw_existence_checks_total",
-                "Dedup and join-target checks of raw rows, by how they were answered", "answer", "read");
-        existenceSkipped = registry.counter("adreport_raw_existence_checks_total",
-                "Dedup and join-target checks of raw rows, by how they were answered", "answer", "filter");
+        String checks = "Dedup and join-target checks of raw rows, by how they were answered";
+        existenceReads = registry.counter("adreport_raw_existence_checks_total", checks, "answer", "read");
+        existenceSkipped = registry.counter("adreport_raw_existence_checks_total", checks, "answer", "filter");
         registry.gauge("adreport_cells_per_event", "Counter cells sent per counted event (lower means better coalescing)",
                 () -> countedEvents.get() == 0 ? 0 : (double) cellsSent.get() / countedEvents.get());
     }

@@ -287,7 +287,7 @@ public final class GroupCommit {
     }
 
     private void count(Entry e) {
-        if (days.isClosed(LocalDate.ofInstant(e.event.ts(), ZoneOffset.UTC).toEpochDay())) {
+        if (days.isClosed(e.day)) {
             metrics.late.inc();
         }
         boolean attributed = e.inherited != null;

@@ -145,22 +145,30 @@ function renderTable(body, groupBy, metrics) {
   }));
 }
 
+// The drift JSON is the reconcile job's report, passed through by the API: its day-wide figures
+// are under drift.totals. A closing day (recount running or failed) has no report yet: dashes.
 async function renderDrift() {
   if (state.role !== 'analyst') { $('drift-card').hidden = true; return; }
   const body = await api('/v1/reconcile');
   $('drift-card').hidden = false;
-  const cols = ['day', 'status', 'events read', 'cells corrected', 'absolute drift'];
+  const figures = [['eventsRead', 'events read'], ['cellsCorrected', 'cells corrected'], ['absoluteDrift', 'absolute drift']];
   const table = $('drift-table');
-  const head = el('tr'); cols.forEach(c => head.appendChild(el('th', c))); table.tHead.replaceChildren(head);
-  const pick = (d, names) => { for (const n of names) { if (d && d[n] !== undefined) { return d[n]; } } return '–'; };
+  const head = el('tr');
+  ['day', 'status'].concat(figures.map(f => f[1])).forEach(c => head.appendChild(el('th', c)));
+  table.tHead.replaceChildren(head);
   const rows = body.days.map(d => {
-    const tr = el('tr');
-    [d.day, d.status, pick(d.drift, ['eventsRead', 'events']), pick(d.drift, ['cellsCorrected', 'corrected']),
-      pick(d.drift, ['totalAbsoluteDrift', 'absoluteDrift', 'drift'])].forEach(v => tr.appendChild(el('td', String(v))));
+    const totals = (d.drift && typeof d.drift === 'object' && d.drift.totals) || {};
+    const tr = el('tr', undefined, { 'data-day': d.day });
+    tr.appendChild(el('td', d.day, { 'data-column': 'day' }));
+    tr.appendChild(el('td', d.status, { 'data-column': 'status' }));
+    figures.forEach(([name]) => {
+      const v = Number.isInteger(totals[name]) ? totals[name] : null;
+      tr.appendChild(el('td', fmt(name, v), { 'data-column': name, 'data-value': v === null ? '' : String(v) }));
+    });
     return tr;
   });
   table.tBodies[0].replaceChildren(...(rows.length ? rows : [el('tr')]));
-  if (!rows.length) { table.tBodies[0].firstChild.appendChild(el('td', 'no reconciled days yet', { colspan: '5' })); }
+  if (!rows.length) { table.tBodies[0].firstChild.appendChild(el('td', 'no reconciled days yet', { colspan: String(2 + figures.length) })); }
 }
 
 async function refresh() {

@@ -8,7 +8,6 @@ import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +23,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * rules ({@link KnownEvent#deltas}), summed per cell first so a load is a few batches.
  */
 public final class CounterLoader {
+    /** One counter cell: a rollup's table, a row key (not to be mutated), a metric column. */
+    public record Cell(String rollup, ByteBuffer row, String metric) {
+    }
+
     private final Connection connection;
     private final Cube cube;
     private final TableLayout layout;
@@ -37,28 +40,38 @@ public final class CounterLoader {
     }
 
     public void load(List<KnownEvent> events) throws IOException {
+        increment(deltas(events));
+    }
+
+    /** The counter deltas of {@code events}, summed per cell: what {@link #load} adds. */
+    public Map<Cell, Long> deltas(List<KnownEvent> events) {
+        Map<Cell, Long> cells = new LinkedHashMap<>();
         for (Rollup r : cube.rollups()) {
-            Map<ByteBuffer, Map<String, Long>> cells = new LinkedHashMap<>();
             for (KnownEvent e : events) {
                 List<String> values = r.dimensions().stream().map(e::dim).toList();
                 for (Granularity g : r.granularities()) {
                     long minute = Math.floorDiv(e.ts().getEpochSecond(), 60);
                     long bucket = minute - Math.floorMod(minute, (long) g.minutes());
-                    byte[] row = codec.counterKey(r, g, bucket, values);
-                    Map<String, Long> cols = cells.computeIfAbsent(ByteBuffer.wrap(row), k -> new HashMap<>());
-                    e.deltas().forEach((m, d) -> cols.merge(m, d, Long::sum));
+                    ByteBuffer row = ByteBuffer.wrap(codec.counterKey(r, g, bucket, values));
+                    e.deltas().forEach((m, d) -> cells.merge(new Cell(r.name(), row, m), d, Long::sum));
                 }
             }
-            List<Row> batch = new ArrayList<>();
-            for (Map.Entry<ByteBuffer, Map<String, Long>> c : cells.entrySet()) {
-                Increment inc = new Increment(c.getKey().array());
-                c.getValue().forEach((m, d) -> inc.addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(m), d));
-                batch.add(inc);
-            }
-            try (Table t = connection.getTable(layout.counterTable(r))) {
+        }
+        return cells;
+    }
+
+    /** Adds each cell's delta to the stored counter, one Increment per row with all its columns. */
+    public void increment(Map<Cell, Long> cells) throws IOException {
+        Map<String, Map<ByteBuffer, Increment>> byTable = new LinkedHashMap<>();
+        cells.forEach((c, d) -> byTable.computeIfAbsent(c.rollup(), k -> new LinkedHashMap<>())
+                .computeIfAbsent(c.row(), k -> new Increment(k.array()))
+                .addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(c.metric()), d));
+        for (Map.Entry<String, Map<ByteBuffer, Increment>> t : byTable.entrySet()) {
+            List<Row> batch = new ArrayList<>(t.getValue().values());
+            try (Table table = connection.getTable(layout.counterTable(t.getKey()))) {
                 for (int i = 0; i < batch.size(); i += 2000) {
                     List<Row> chunk = batch.subList(i, Math.min(batch.size(), i + 2000));
-                    t.batch(chunk, new Object[chunk.size()]);
+                    table.batch(chunk, new Object[chunk.size()]);
                 }
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();

@@ -77,7 +77,7 @@ public final class ReportFixture {
      * The default ads cube with 4 salt buckets instead of 16: still several buckets to fan out
      * over and merge, at a quarter of the regions to create, which keeps the suite short on a two-core machine.
      */
-    static Cube smallCube() {
+    public static Cube smallCube() {
         Cube c = CubeLoader.defaultCube();
         return new Cube(c.name(), c.event(), c.dimensions(), c.numericFields(), c.metrics(), c.derived(), c.rollups(),
                 4, 4, c.rawTtlDays(), c.maxValueLength());

@@ -3,6 +3,8 @@ package io.adreport.report.dashboard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.adreport.reconcile.report.DriftReport;
 import io.adreport.report.KnownEvent;
 import io.adreport.report.Recount;
 import io.adreport.report.ReportCheck;
@@ -17,7 +19,9 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -35,7 +39,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard in a real headless Chromium: sign in, see the chart and the top-N table with the
- * recount's numbers, see them change after new counter increments, and leave screenshots in
+ * recount's numbers, see them change after new counter increments, see the drift figures of a day
+ * the reconcile job really recounted ({@link ReconciledDay}), and leave screenshots in
  * {@code target/}. Skipped, with a message, only where Debian's chromedriver is not installed.
  */
 @ExtendWith(HBaseExtension.class)
@@ -43,14 +48,16 @@ class DashboardBrowserTest {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static ReportFixture fx;
+    private static ReconciledDay reconciled;
     private static WebDriver driver;
     private static Path profile;
 
     @BeforeAll
-    static void start(MiniHBase hbase) throws IOException {
+    static void start(MiniHBase hbase) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
                 "browser test skipped: /usr/bin/chromedriver is absent (apt-get install chromium chromium-driver)");
         fx = ReportFixture.get(hbase);
+        reconciled = ReconciledDay.create(hbase);
         profile = Files.createTempDirectory("adreport-chromium");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
@@ -67,6 +74,9 @@ class DashboardBrowserTest {
         if (driver != null) {
             driver.quit();
         }
+        if (reconciled != null) {
+            reconciled.close();
+        }
         if (profile != null) {
             try (var files = Files.walk(profile)) {
                 files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
@@ -79,7 +89,11 @@ class DashboardBrowserTest {
     }
 
     private void signIn(String key) {
-        driver.get(fx.baseUrl + "/");
+        signIn(fx.baseUrl, key, "2026-10-31", "2026-11-02");
+    }
+
+    private void signIn(String baseUrl, String key, String from, String through) {
+        driver.get(baseUrl + "/");
         ((JavascriptExecutor) driver).executeScript("sessionStorage.clear()"); // a fresh tab: signed out
         driver.navigate().refresh();
         waiting().until(d -> d.findElement(By.id("key")).isDisplayed());
@@ -87,10 +101,10 @@ class DashboardBrowserTest {
         driver.findElement(By.id("sign-in-button")).click();
         waiting().until(d -> d.findElement(By.id("app")).isDisplayed());
         ((JavascriptExecutor) driver).executeScript(
-                "document.getElementById('from').value = '2026-10-31';"
-                        + "document.getElementById('through').value = '2026-11-02';"
+                "document.getElementById('from').value = arguments[0];"
+                        + "document.getElementById('through').value = arguments[1];"
                         + "document.getElementById('rollup').value = 'campaign';"
-                        + "document.getElementById('rollup').dispatchEvent(new Event('change'));");
+                        + "document.getElementById('rollup').dispatchEvent(new Event('change'));", from, through);
     }
 
     // Read in one script call: the page re-renders every few seconds, so element handles go stale.
@@ -161,16 +175,62 @@ class DashboardBrowserTest {
     }
 
     @Test
-    void an_analyst_sees_every_advertiser_and_the_drift_of_reconciled_days() throws IOException {
-        fx.deps.meta().markReconciled(java.time.LocalDate.parse("2026-10-31"),
-                "{\"eventsRead\":1052,\"cellsCorrected\":3,\"totalAbsoluteDrift\":5}");
+    void an_analyst_sees_every_advertiser() throws IOException {
         signIn(fx.analystKey);
         waiting().until(d -> d.findElement(By.id("drift-card")).isDisplayed());
-        waiting().until(d -> !d.findElements(By.cssSelector("#days .day.reconciled")).isEmpty());
         waiting().until(d -> tableColumn("campaign").size() == 10);
         assertTrue(tableColumn("campaign").stream().anyMatch(c -> c.startsWith("adv2-")));
-        waiting().until(d -> d.findElement(By.id("drift-table")).getText().contains("1052"));
         save("dashboard.png");
+    }
+
+    // Issue 17: the table read eventsRead, cellsCorrected and totalAbsoluteDrift at the top of
+    // the drift JSON, where the job's report has none, and showed a dash for every reconciled day.
+    @Test
+    void the_drift_table_shows_the_figures_of_a_day_the_reconcile_job_recounted() throws Exception {
+        String day = ReconciledDay.DAY.toString();
+        DriftReport.Totals run = reconciled.report.totals();
+        assertEquals(reconciled.events.size(), run.eventsRead(), "the job read every raw event of the day");
+        assertEquals(reconciled.damage.size(), run.cellsCorrected(), "the job corrected the damaged cells");
+        assertEquals(reconciled.expectedAbsoluteDrift(), run.absoluteDrift(), "by the damage");
+        JsonNode served = reconciled.get("/v1/reconcile?from=" + day + "&to=" + day).get("days").get(0);
+        assertEquals("reconciled", served.get("status").asText());
+        JsonNode totals = served.get("drift").get("totals");
+        Map<String, Long> expected = new LinkedHashMap<>();
+        expected.put("eventsRead", run.eventsRead());
+        expected.put("cellsCorrected", run.cellsCorrected());
+        expected.put("absoluteDrift", run.absoluteDrift());
+        expected.forEach((name, v) -> assertEquals(v, totals.get(name).asLong(), "the API serves the run's " + name));
+        assertTrue(run.cellsCorrected() > 0 && run.absoluteDrift() > run.cellsCorrected(), "figures that cannot pass by chance");
+
+        signIn(reconciled.baseUrl, reconciled.analystKey, day, day);
+        waiting().until(d -> !driftRow(day).isEmpty());
+        Map<String, String> shown = driftRow(day);
+        assertEquals("reconciled", shown.get("status"));
+        assertEquals(String.format(Locale.US, "%,d", run.eventsRead()), shown.get("events read"), shown.toString());
+        assertEquals(String.format(Locale.US, "%,d", run.cellsCorrected()), shown.get("cells corrected"), shown.toString());
+        assertEquals(String.format(Locale.US, "%,d", run.absoluteDrift()), shown.get("absolute drift"), shown.toString());
+        // The corrected counters are what the page shows for the day: exact, not the live damage.
+        waiting().until(d -> kpi("impressions") == reconciled.impressions());
+        assertEquals(List.of(day), reconciledDays());
+        save("dashboard-drift.png");
+    }
+
+    /** The drift table's row for {@code day} as header → text, or empty while there is none. */
+    @SuppressWarnings("unchecked")
+    private Map<String, String> driftRow(String day) {
+        return new LinkedHashMap<>((Map<String, String>) ((JavascriptExecutor) driver).executeScript(
+                "const heads = Array.from(document.querySelectorAll('#drift-table thead th')).map(th => th.textContent);"
+                        + "const tr = Array.from(document.querySelectorAll('#drift-table tbody tr'))"
+                        + "  .find(r => r.cells.length > 0 && r.cells[0].textContent === arguments[0]);"
+                        + "const out = {};"
+                        + "if (tr) { Array.from(tr.cells).forEach((td, i) => { out[heads[i]] = td.textContent; }); }"
+                        + "return out;", day));
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> reconciledDays() {
+        return new ArrayList<>((List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return Array.from(document.querySelectorAll('#days .day.reconciled')).map(e => e.dataset.day);"));
     }
 
     private void save(String name) throws IOException {

@@ -11,6 +11,7 @@ import io.adreport.report.ReportCheck;
 import io.adreport.report.ReportFixture;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
+import io.adreport.testkit.Prerequisites;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,8 +25,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
@@ -41,21 +42,40 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard in a real headless Chromium: sign in, see the chart and the top-N table with the
  * recount's numbers, see them change after new counter increments, see the drift figures of a day
  * the reconcile job really recounted ({@link ReconciledDay}), and leave screenshots in
- * {@code target/}. Skipped, with a message, only where Debian's chromedriver is not installed.
+ * {@code target/}.
+ *
+ * <p>Needs Debian's {@code chromium} and {@code chromium-driver} (other paths:
+ * {@code -Dadreport.chromium=...}, {@code -Dadreport.chromedriver=...}). Without them every test
+ * is reported skipped, with the reason, or fails where skips must not pass
+ * ({@link Prerequisites}): the check is made before each test, not once before all, because a
+ * class aborted before all its tests shows in the build as zero tests run instead of as skips.
  */
 @ExtendWith(HBaseExtension.class)
 class DashboardBrowserTest {
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of(System.getProperty("adreport.chromedriver", "/usr/bin/chromedriver"));
+    private static final Path CHROMIUM = Path.of(System.getProperty("adreport.chromium", "/usr/bin/chromium"));
     private static ReportFixture fx;
     private static ReconciledDay reconciled;
     private static WebDriver driver;
     private static Path profile;
 
+    /** What is missing to run a browser, or null. */
+    private static String missingBrowser() {
+        List<String> absent = new ArrayList<>();
+        for (Path p : List.of(CHROMIUM, CHROMEDRIVER)) {
+            if (!Files.isExecutable(p)) {
+                absent.add(p.toString());
+            }
+        }
+        return absent.isEmpty() ? null : "dashboard browser test: " + String.join(" and ", absent)
+                + (absent.size() == 1 ? " is" : " are") + " absent (apt-get install chromium chromium-driver)";
+    }
+
     @BeforeAll
     static void start(MiniHBase hbase) throws IOException, InterruptedException {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMEDRIVER),
-                "browser test skipped: /usr/bin/chromedriver is absent (apt-get install chromium chromium-driver)");
+        if (missingBrowser() != null) {
+            return; // nothing to start: each test reports the skip (see browserPresent)
+        }
         fx = ReportFixture.get(hbase);
         reconciled = ReconciledDay.create(hbase);
         profile = Files.createTempDirectory("adreport-chromium");
@@ -67,6 +87,12 @@ class DashboardBrowserTest {
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
         driver = new ChromeDriver(service, options);
+    }
+
+    @BeforeEach
+    void browserPresent() {
+        String missing = missingBrowser();
+        Prerequisites.require(missing == null, missing);
     }
 
     @AfterAll

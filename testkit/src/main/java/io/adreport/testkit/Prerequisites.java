@@ -42,7 +42,8 @@ public final class Prerequisites {
             return;
         }
         if (strict()) {
-            Assertions.fail("required check cannot run (" + STRICT_PROPERTY + "=true): " + missing);
+            Assertions.fail("required check cannot run (strict mode: " + STRICT_PROPERTY + " or " + STRICT_ENV
+                    + " is true): " + missing);
         }
         System.err.println("SKIPPED: " + missing);
         Assumptions.abort("skipped: " + missing);

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.aggregator.replay.Replay;
+import io.adreport.testkit.Datasets;
+import io.adreport.testkit.Datasets.DataFile;
+import io.adreport.testkit.Datasets.Format;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import java.io.ByteArrayOutputStream;
@@ -15,15 +18,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** Each test replays into its own time window and aggregator. */
+/**
+ * Each test replays into its own time window and aggregator. The tests of a public format run on
+ * its committed sample and on the public data set (see {@link Datasets}).
+ */
 @ExtendWith(HBaseExtension.class)
 class ReplayTest {
-    private static final Path DATASETS = Path.of("/work/shared/datasets");
     private final TestStack.Window w;
     private final Aggregator agg;
 
@@ -59,9 +67,19 @@ class ReplayTest {
         assertTrue(run.out.matches("(?s).*request latency \\(\\d+ answered batches\\): p50 \\d+ ms, p99 \\d+ ms.*"), run.out);
     }
 
-    @Test
-    void replay_of_the_avazu_sample_posts_an_impression_per_row_and_a_click_per_clicked_row(@TempDir Path dir) throws Exception {
-        List<String> rows = Files.readAllLines(DATASETS.resolve("avazu-sample-9k.csv"), StandardCharsets.UTF_8).subList(0, 2001);
+    static Stream<DataFile> avazu() {
+        return Datasets.of(Format.AVAZU);
+    }
+
+    static Stream<DataFile> talkingData() {
+        return Datasets.of(Format.TALKINGDATA);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("avazu")
+    void replay_of_avazu_rows_posts_an_impression_per_row_and_a_click_per_clicked_row(DataFile data, @TempDir Path dir) throws Exception {
+        List<String> all = Files.readAllLines(data.path(), StandardCharsets.UTF_8);
+        List<String> rows = all.subList(0, Math.min(all.size(), 2001));
         Path file = dir.resolve("avazu-2k.csv");
         Files.write(file, rows);
         long impressions = rows.size() - 1;
@@ -82,16 +100,23 @@ class ReplayTest {
         assertEquals(clicks, networkClicks);
     }
 
-    @Test
-    void replay_of_talkingdata_without_shift_explains_the_accept_window_and_with_shift_is_accepted() throws Exception {
-        String file = DATASETS.resolve("talkingdata-clicks-100k.csv").toString();
-        Run old = replay(file, "--limit", "200");
-        assertTrue(old.out.contains("rejected 200 x ts: must not be older than the accept window"), old.out);
+    /** TalkingData rows are clicks: each becomes an impression and its click, plus a conversion where the app was downloaded. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("talkingData")
+    void replay_of_talkingdata_without_shift_explains_the_accept_window_and_with_shift_is_accepted(DataFile data) throws Exception {
+        String file = data.path().toString();
+        List<String> rows = Files.readAllLines(data.path(), StandardCharsets.UTF_8);
+        List<String> first = rows.subList(1, Math.min(rows.size(), 201));
+        long downloads = first.stream().map(r -> r.split(",", -1)).filter(f -> f[7].equals("1") && !f[6].isBlank()).count();
+        long events = 2L * first.size() + downloads;
+
+        Run old = replay(file, "--limit", String.valueOf(events));
+        assertTrue(old.out.contains("rejected " + String.format("%,d", events) + " x ts: must not be older than the accept window"), old.out);
         assertTrue(old.out.contains("--shift-to-now"), old.out);
 
-        Run shifted = replay(file, "--limit", "400", "--shift-to-now");
+        Run shifted = replay(file, "--limit", String.valueOf(events), "--shift-to-now");
         assertEquals(0, shifted.status, shifted.out + shifted.err);
-        assertTrue(shifted.out.contains("accepted 400, duplicates 0, rejected 0"), shifted.out);
+        assertTrue(shifted.out.contains("accepted " + String.format("%,d", events) + ", duplicates 0, rejected 0"), shifted.out);
     }
 
     @Test

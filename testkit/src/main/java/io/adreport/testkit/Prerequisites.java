@@ -30,8 +30,9 @@ public final class Prerequisites {
 
     /**
      * Continues when {@code present}; otherwise skips the calling test (or container) with
-     * {@code missing} as the reason, or fails it in strict mode. The reason is also written to the
-     * process's standard error stream, which the build shows.
+     * {@code missing} as the reason, or fails it in strict mode. The build's console counts the
+     * test as skipped (surefire's "Skipped: N" warning names the class); the reason is written to
+     * standard error, which surefire keeps in {@code target/surefire-reports/*-output.txt}.
      *
      * @param present whether the prerequisite is there
      * @param missing what is missing and how to provide it, e.g. "/usr/bin/chromedriver is absent

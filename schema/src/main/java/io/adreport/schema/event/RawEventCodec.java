@@ -16,7 +16,8 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * The one mapping between an {@link Event} and its raw-table row (family {@code e}):
+ * The one mapping between an {@link Event} and its raw-table row (family {@code e}). The row key
+ * is {@link RowKeyCodec#rawKey}; the cells below are <b>frozen</b> (table version 1), like the key:
  * <ul>
  *   <li>{@code e:v} — the normalized event as compact JSON
  *       ({@code {"type","id","ts":millis,"d":{dims},"n":{numbers},"j":joinRef,"h":{hashed}}});</li>
@@ -24,7 +25,27 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   <li>{@code e:dup} — how many replays of this event were acknowledged as duplicates (8-byte
  *       long, incremented by the aggregator, best effort): duplicate accounting in drift reports.</li>
  * </ul>
- * Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL.
+ * Byte by byte: family and qualifiers are the ASCII bytes {@code e} (0x65), {@code v} (0x76),
+ * {@code a} (0x61), {@code dup} (0x64 0x75 0x70); the longs are 8 bytes big-endian
+ * ({@link Bytes#toBytes(long)}). {@code e:v} is UTF-8 JSON without whitespace, members in exactly
+ * this order: {@code type} (left out for single-type cubes), {@code id}, {@code ts} (an integer),
+ * {@code d} (dimension values, strings), {@code n} (numeric fields, integers), {@code j} (left out
+ * when the event joins nothing), {@code h} (hashed fields: lower-case hex HMAC-SHA256 of the raw
+ * value, see {@link DeviceHasher}); inside {@code d}, {@code n} and {@code h} the keys are in
+ * ascending order, and {@code d}, {@code n} and {@code h} are written even when empty. Characters
+ * outside ASCII are written as their UTF-8 bytes, not as escapes.
+ *
+ * <p>Worked example: a click {@code clk-0003} at 2026-11-29T10:15:30.250Z joining impression
+ * {@code imp-0001} is stored at row {@code 06 00 00 51 32 63 6C 69 63 6B 00 63 6C 6B 2D 30 30 30 33}
+ * (the worked example of {@link RowKeyCodec}) with {@code e:v} =
+ * <pre>
+ * {"type":"click","id":"clk-0003","ts":1795947330250,"d":{},"n":{},"j":"imp-0001","h":{}}
+ * </pre>
+ * and, arriving at 2026-11-29T10:15:31Z, {@code e:a} = {@code 00 00 01 A2 26 CD 7D B8}. An
+ * impression with publisher {@code café-3} stores that value as {@code 63 61 66 C3 A9 2D 33}.
+ * ({@code RawEventGoldenBytesTest} checks these bytes and more, encoded and decoded.)
+ *
+ * <p>Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL.
  */
 public final class RawEventCodec {
     public static final byte[] VALUE = Bytes.toBytes("v");

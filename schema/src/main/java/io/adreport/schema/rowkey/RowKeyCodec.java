@@ -57,6 +57,17 @@ import java.util.zip.CRC32C;
  * A replayed beacon (same type, id and time) lands on the same row, which is what makes the
  * put-if-absent dedup work; one UTC day is read as one key range per salt bucket; the join
  * lookup of an impression by id computes the key for each candidate day.
+ *
+ * <p>Worked example, 16 buckets: type {@code click}, id {@code clk-0003}, event time
+ * 2026-11-29T10:15:30.250Z (epoch day 20,786 = 0x00005132): CRC32C("click\0clk-0003") =
+ * 0xFC8767B6, mod 16 = 6, so the key is
+ * <pre>
+ * 06 00 00 51 32 63 6C 69 63 6B 00 63 6C 6B 2D 30 30 30 33
+ * |  '-- day --' c  l  i  c  k  \0 c  l  k  -  0  0  0  3
+ * '-- salt 6
+ * </pre>
+ * ({@code RowKeyGoldenBytesTest} checks the bytes of both worked examples, encoded and
+ * decoded, and of further fixed keys.)
  */
 public final class RowKeyCodec {
     /** Offset of the first dimension value in a counter key. Frozen. */

@@ -67,10 +67,25 @@ public final class EmbeddedHBase implements AutoCloseable {
         conf.setInt("hbase.zookeeper.property.tickTime", 1_000);
         conf.setInt("hbase.master.start.timeout.localHBaseCluster", (int) timeout.toMillis());
         conf.setInt("hbase.regionserver.handler.count", 30);
-        // One JVM holds HBase, ingest (its counter buffer) and the report API: HBase's defaults
-        // (40% of the heap for memstores, 40% for the block cache) would leave the rest 20%.
-        conf.setFloat("hbase.regionserver.global.memstore.size", 0.3f);
-        conf.setFloat("hfile.block.cache.size", 0.2f);
+        // Reads never queue behind writes: the region server's call queues and handlers are split
+        // between writes (the aggregator's raw Puts and counter Increments, the reconcile job's
+        // corrections) and reads, and the reads again between Gets and Scans. With one shared
+        // pool a long flush or a blocked write (memstore pressure) can hold every handler while
+        // a report's scans wait. 30 handlers x 0.2 = 6 queues: 3 write (15 handlers), 3 read
+        // (15 handlers, 7 of them for scans). A real cluster sets the same three properties in
+        // its hbase-site.xml (README, "Running on a cluster").
+        conf.setFloat("hbase.ipc.server.callqueue.handler.factor", 0.2f);
+        conf.setFloat("hbase.ipc.server.callqueue.read.ratio", 0.5f);
+        conf.setFloat("hbase.ipc.server.callqueue.scan.ratio", 0.5f);
+        // One JVM holds HBase, ingest and the report API. The heap budget (bin/adreport starts it
+        // with 3 GB): memstores 25%, block cache 15%, the aggregator's counter buffer up to two
+        // generations of buffer.max.cells (~100 B a cell: 2M cells ~ 0.2 GB each, ~13%), leaving
+        // about half for HBase's own work, ingest parsing, reports and the in-process reconcile
+        // job. HBase's defaults (40% + 40%) — and even 30% + 20% in a 2 GB heap — left a back-fill
+        // of 2M-cell flushes running the heap full: G1 full collections, a stop of every thread,
+        // reports included (docs/BENCHMARKS.md, "Reports during a back-fill").
+        conf.setFloat("hbase.regionserver.global.memstore.size", 0.25f);
+        conf.setFloat("hfile.block.cache.size", 0.15f);
 
         MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
         zk.setDefaultClientPort(choosePort(dir.resolve(LAST_PORT_FILE)));

@@ -44,8 +44,6 @@ public final class DemoTraffic implements AutoCloseable {
     public static final Duration TICK = Duration.ofMillis(250);
     /** The longest stretch of traffic one tick makes up for after the ingest or the clock stalled. */
     static final Duration MAX_CATCH_UP = Duration.ofSeconds(5);
-    /** Well under the ingest's 10,000 events / 10 MiB per request. */
-    static final int MAX_BATCH_LINES = 2000;
     static final Duration LOG_INTERVAL = Duration.ofMinutes(1);
     static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(DemoTraffic.class);
@@ -267,12 +265,9 @@ public final class DemoTraffic implements AutoCloseable {
     private void send(BeaconGenerator.Batch batch, boolean backfill) throws InterruptedException {
         List<String> lines = batch.lines();
         stats.malformed().add(batch.malformed());
-        for (int i = 0; i < lines.size(); i += MAX_BATCH_LINES) {
-            List<String> part = lines.subList(i, Math.min(lines.size(), i + MAX_BATCH_LINES));
-            client.post(part);
-            if (backfill) {
-                stats.backfilled().add(part.size());
-            }
+        client.post(lines); // in requests within the ingest's size limits
+        if (backfill) {
+            stats.backfilled().add(lines.size());
         }
     }
 

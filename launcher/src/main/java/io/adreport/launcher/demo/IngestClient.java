@@ -67,13 +67,20 @@ final class IngestClient {
     private final Sleeper sleeper;
     private final Clock clock;
     private final DemoStats stats;
+    private final boolean backfill;
     private volatile String lastError;
 
     IngestClient(URI ingestUrl, Sleeper sleeper, Clock clock, DemoStats stats) {
+        this(ingestUrl, sleeper, clock, stats, false);
+    }
+
+    /** @param backfill the lines this client sends are also counted in {@link DemoStats#backfilled()}, request by request */
+    IngestClient(URI ingestUrl, Sleeper sleeper, Clock clock, DemoStats stats, boolean backfill) {
         this.endpoint = eventsEndpoint(ingestUrl);
         this.sleeper = sleeper;
         this.clock = clock;
         this.stats = stats;
+        this.backfill = backfill;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
@@ -124,6 +131,9 @@ final class IngestClient {
 
     private void postRequest(byte[] body, int lineCount) throws InterruptedException {
         stats.sent().add(lineCount);
+        if (backfill) {
+            stats.backfilled().add(lineCount);
+        }
         HttpRequest request = HttpRequest.newBuilder(endpoint)
                 .timeout(REQUEST_TIMEOUT)
                 .header("Content-Type", "application/x-ndjson")

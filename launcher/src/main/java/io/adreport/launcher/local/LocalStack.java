@@ -32,6 +32,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -57,8 +58,11 @@ public final class LocalStack {
     public static final ConfigDef DEF = new ConfigDef("Local stack")
             .define("local.hbase.start.timeout.ms", Type.DURATION_MS, "180000", ">= 10000", ConfigDef.atLeast(10_000),
                     "How long the embedded HBase may take to start (a restart after kill -9 replays the WAL)")
-            .define("demo.rate", Type.INT, "50", "1..20000", ConfigDef.between(1, 20_000),
-                    "Demo traffic, beacons per second (also --demo-rate)")
+            .define("demo.rate", Type.INT, String.valueOf((int) DemoOptions.DEFAULT_RATE), "1..20000", ConfigDef.between(1, 20_000),
+                    "Demo traffic, beacons per second averaged over the day (also --demo-rate); the start-up back-fill of "
+                    + "today and the two previous days has the same volume, up to "
+                    + String.format(Locale.ROOT, "%,d", DemoOptions.DEFAULT_BACKFILL_LIMIT)
+                    + " beacons (a higher rate back-fills at a smaller scale)")
             .define("demo.reconcile.backfill", Type.BOOLEAN, "true",
                     "With --demo, reconcile the back-filled days once their traffic is in, so reconciled days show at once");
 

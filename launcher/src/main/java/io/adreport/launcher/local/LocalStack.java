@@ -13,6 +13,7 @@ import io.adreport.reconcile.ReconcileScheduler;
 import io.adreport.reconcile.Reconciler;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
+import io.adreport.report.auth.Role;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
 import io.adreport.schema.metrics.Metrics;
@@ -32,6 +33,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -175,7 +177,10 @@ public final class LocalStack {
         }, 1, 1, TimeUnit.MINUTES);
         started.push(ticker::shutdownNow);
 
+        TryLines.Key analyst = new TryLines.Key(analystKey, Role.analyst());
+        TryLines.Key tenant = advertiserKey == null ? null : new TryLines.Key(advertiserKey, new Role("advertiser", advertiser));
         printBanner(out, reportConfig.port(), aggregator.port(), dataDir, analystKey, advertiser, advertiserKey,
+                TryLines.of(ctx.cube(), reportConfig.port(), aggregator.port(), analyst, tenant, clock.instant()),
                 (System.nanoTime() - t0) / 1e9);
         stopped.await();
         return 0;
@@ -211,9 +216,7 @@ public final class LocalStack {
     }
 
     private static void printBanner(PrintStream out, int port, int ingestPort, Path dataDir, String analystKey,
-                                    String advertiser, String advertiserKey, double seconds) {
-        String today = LocalDate.now(ZoneOffset.UTC).toString();
-        String tomorrow = LocalDate.now(ZoneOffset.UTC).plusDays(1).toString();
+                                    String advertiser, String advertiserKey, List<String> tryLines, double seconds) {
         out.printf("%nadreport is running (started in %.0f s)%n", seconds);
         out.printf("  dashboard   http://localhost:%d/          (sign in with a key below)%n", port);
         out.printf("  report API  http://localhost:%d/v1/rollups  (OpenAPI: /openapi.json)%n", port);
@@ -224,14 +227,7 @@ public final class LocalStack {
             out.printf("  advertiser key   %s   (advertiser %s, demo)%n", advertiserKey, advertiser);
         }
         out.println("  try:");
-        out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/campaign?from=%s&to=%s&granularity=hour&metrics=impressions,clicks,ctr'%n",
-                analystKey, port, today, tomorrow);
-        if (advertiserKey != null) {
-            out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/creative?from=%s&to=%s&granularity=all&orderBy=-clicks&limit=5'%n",
-                    advertiserKey, port, today, tomorrow);
-        }
-        out.printf("    curl -X POST --data-binary '{\"type\":\"impression\",\"id\":\"my-1\",\"ts\":%d,\"advertiser\":\"me\",\"campaign\":\"c1\",\"country\":\"DE\"}' http://localhost:%d/v1/events%n",
-                System.currentTimeMillis(), ingestPort);
+        tryLines.forEach(line -> out.println("    " + line));
         out.println("  press Ctrl-C to stop (the buffer is flushed; data stays in the data directory).");
     }
 

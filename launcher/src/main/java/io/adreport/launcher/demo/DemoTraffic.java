@@ -4,9 +4,6 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -16,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,29 +21,33 @@ import org.slf4j.LoggerFactory;
  * The demo traffic simulator: an ad network's beacons posted over HTTP to the ingest endpoint,
  * exactly as a real client would, so that what the dashboard shows has taken the real path.
  *
- * <p>At start-up it back-fills the previous {@link DemoOptions#backfillDays()} UTC days (a bounded
- * number of beacons per day, shaped by the daily curve, posted as fast as the ingest takes them)
- * so that the nightly reconcile has days to correct and the dashboard shows reconciled days beside
- * live ones. Then, every {@link #TICK}, it posts the beacons owed since the previous tick at the
- * configured rate times the daily curve. What it sends follows from the seed and the clock:
- * back-filled beacons have ids made from the seed and the day, so a restart re-sends identical
- * beacons and the ingest counts them as duplicates instead of twice; live ids carry the start
- * time, so they never collide with an earlier run's.
+ * <p>At start-up it back-fills today up to the start and the previous
+ * {@link DemoOptions#backfillDays()} UTC days at the live traffic's volume (see {@link Backfill}),
+ * posted as fast as the ingest takes them, so that the dashboard shows whole days whose chart runs
+ * on into the live hour without a step, the nightly reconcile has days to correct, and reconciled
+ * days show beside the live one. The live traffic does not wait for it: from the start, every
+ * {@link #TICK} it posts the beacons owed since the previous tick at the configured rate times the
+ * daily curve, so the dashboard is live at once while the history fills in behind it. What it
+ * sends follows from the seed and the clock: back-filled beacons have ids made from the seed and
+ * the day, so a restart re-sends identical beacons and the ingest counts them as duplicates
+ * instead of twice; live ids carry the start time, so they never collide with an earlier run's.
  *
- * <p>Concurrency: one daemon thread ("adreport-demo") owns the generators, the tick state and the
- * HTTP client; batches go out one at a time, in order, which is what keeps a click behind its
- * impression. {@link #stats()} is readable from any thread. Failure behaviour: nothing is thrown
- * out of the thread; failed deliveries are retried by {@link IngestClient} and then counted as
- * errors, and an unexpected exception is counted and logged. If the ingest is slow, the debt of
- * owed beacons is capped at {@link #MAX_CATCH_UP} of traffic, so a stall is followed by a short
- * burst rather than a flood. Logging: at most one line per minute.
+ * <p>Concurrency: two daemon threads ("adreport-demo"), each posting one request at a time, in
+ * order, which is what keeps a click behind its impression. The tick task owns the live
+ * generator, the tick state and its HTTP client; the back-fill task owns the back-fill's
+ * generators and its own client, and hands today's generator (with the clicks and late
+ * impressions due after the start) to the tick task through {@link #carryOver} when it is done
+ * with it. They share only {@link DemoStats}, which is readable from any thread. Failure
+ * behaviour: nothing is thrown out of the threads; failed deliveries are retried by
+ * {@link IngestClient} and then counted as errors, and an unexpected exception is counted and
+ * logged. If the ingest is slow, the debt of owed live beacons is capped at {@link #MAX_CATCH_UP}
+ * of traffic, so a stall is followed by a short burst rather than a flood. Logging: at most one
+ * line per minute, and one when the back-fill is done.
  */
 public final class DemoTraffic implements AutoCloseable {
     public static final Duration TICK = Duration.ofMillis(250);
     /** The longest stretch of traffic one tick makes up for after the ingest or the clock stalled. */
     static final Duration MAX_CATCH_UP = Duration.ofSeconds(5);
-    /** Well under the ingest's 10,000 events / 10 MiB per request. */
-    static final int MAX_BATCH_LINES = 2000;
     static final Duration LOG_INTERVAL = Duration.ofMinutes(1);
     static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(DemoTraffic.class);
@@ -54,14 +56,17 @@ public final class DemoTraffic implements AutoCloseable {
     private final Clock clock;
     private final DemoStats stats = new DemoStats();
     private final IngestClient client;
+    private final IngestClient backfillClient;
     private final BeaconGenerator live;
+    /** Today's back-fill generator, handed to the tick task while it holds beacons due after the start. */
+    private final AtomicReference<BeaconGenerator> carryOver = new AtomicReference<>();
     /** True once the back-fill has been posted in full; false if it was cut short (close, failure). */
     private final CompletableFuture<Boolean> backfillDone = new CompletableFuture<>();
     private final Object lifecycle = new Object();
     private ScheduledExecutorService executor; // guarded by lifecycle
     private boolean closed;                    // guarded by lifecycle
 
-    // Owned by the demo thread.
+    // Owned by the tick task (set before it is first scheduled).
     private Instant lastTick;
     private double owed;
     private Instant nextLog;
@@ -72,14 +77,15 @@ public final class DemoTraffic implements AutoCloseable {
         this.options = Objects.requireNonNull(options, "options");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.client = new IngestClient(Objects.requireNonNull(ingestUrl, "ingestUrl"), sleeper, clock, stats);
+        this.backfillClient = new IngestClient(ingestUrl, sleeper, clock, stats, true);
         String runTag = Long.toString(clock.millis() / 1000, 36);
         this.live = new BeaconGenerator(AdNetwork.DEFAULT, new SplittableRandom(options.seed()), "l" + runTag + "-",
                 options.duplicateRate(), options.lateRate(), options.malformedRate());
     }
 
     /**
-     * Starts the simulator on its own daemon thread: back-fill first, then live traffic until
-     * {@link #close()}.
+     * Starts the simulator on its own daemon threads: live traffic from now until {@link #close()},
+     * and beside it the back-fill up to now.
      *
      * @param ingestUrl the ingest's base URL, such as {@code http://localhost:8081}; beacons go to
      *                  {@code /v1/events} under it
@@ -174,62 +180,62 @@ public final class DemoTraffic implements AutoCloseable {
             if (closed || executor != null) {
                 throw new IllegalStateException("demo traffic already started or closed");
             }
-            executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            executor = Executors.newScheduledThreadPool(2, r -> {
                 Thread t = new Thread(r, "adreport-demo");
                 t.setDaemon(true);
                 return t;
             });
-            // One thread: the tick never overlaps the back-fill or itself.
-            executor.execute(this::backfill);
-            executor.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+            // The back-fill and the ticks run side by side; a fixed delay never overlaps a tick with itself.
+            Instant start = clock.instant();
+            startLive(start);
+            executor.execute(() -> backfill(start));
+            executor.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
-    /** Posts the previous days' traffic, oldest day first. Never throws. */
+    /** Back-fills up to the clock's present and starts the live traffic there (tests; one thread). */
     void backfill() {
+        Instant now = clock.instant();
+        backfill(now);
+        if (lastTick == null) {
+            startLive(now);
+        }
+    }
+
+    /** Posts today's traffic up to {@code until}, then the previous days', newest first (see {@link Backfill}). Never throws. */
+    private void backfill(Instant until) {
         try {
-            Instant now = clock.instant();
-            LocalDate today = LocalDate.ofInstant(now, ZoneOffset.UTC);
-            for (int back = options.backfillDays(); back >= 1; back--) {
-                backfillDay(today.minusDays(back), now);
-            }
-            if (options.backfillDays() > 0) {
-                String days = options.backfillDays() == 1 ? "day" : options.backfillDays() + " days";
-                log(clock.instant(), "demo traffic: back-filled " + stats.backfilled().sum() + " beacons for the previous "
-                        + days + " (" + stats.snapshot() + ")");
+            long t0 = System.nanoTime();
+            Backfill.Result result = new Backfill(options, batch -> send(backfillClient, batch)).run(until);
+            if (result != null) {
+                carryOver.set(result.carryOver());
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                long beacons = stats.backfilled().sum();
+                String days = switch (options.backfillDays()) {
+                    case 0 -> "";
+                    case 1 -> " and the previous day";
+                    default -> " and the previous " + options.backfillDays() + " days";
+                };
+                LOG.info(String.format("demo traffic: back-filled %,d beacons for today so far%s in %.1f s (%,.0f/s)",
+                        beacons, days, seconds, beacons / Math.max(seconds, 1e-3)));
             }
             backfillDone.complete(true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
-            unexpected(e);
+            stats.errors().increment();
+            LOG.warn("demo traffic: the back-fill failed; the live traffic carries on", e);
         } finally {
             backfillDone.complete(false); // no-op when it finished
         }
     }
 
-    private void backfillDay(LocalDate day, Instant now) throws InterruptedException {
-        // Its own generator, seeded by the seed and the day: the day's beacons do not depend on
-        // when the simulator starts, so a restart re-sends the same ones.
-        BeaconGenerator g = new BeaconGenerator(AdNetwork.DEFAULT,
-                new SplittableRandom(AdNetwork.mix64(options.seed() ^ AdNetwork.mix64(day.toEpochDay()))),
-                "b" + day.format(DateTimeFormatter.BASIC_ISO_DATE) + "-",
-                options.duplicateRate(), options.lateRate(), options.malformedRate());
-        int[] perHour = TrafficCurve.hourlyShares(options.backfillPerDay(), day);
-        Instant hour = day.atStartOfDay().toInstant(ZoneOffset.UTC);
-        for (int h = 0; h < 24; h++, hour = hour.plus(Duration.ofHours(1))) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("closed during the back-fill");
-            }
-            send(g.batch(hour, hour.plus(Duration.ofHours(1)), perHour[h]), true);
-        }
-        // Clicks, conversions and late beacons that fall after midnight, but never after the present.
-        Instant dayEnd = hour;
-        Instant cutoff = now.isBefore(dayEnd.plus(BeaconGenerator.MAX_LATENESS)) ? now : dayEnd.plus(BeaconGenerator.MAX_LATENESS);
-        if (cutoff.isAfter(dayEnd)) {
-            send(g.batch(dayEnd, cutoff, 0), true);
-        }
-        g.discardHeld();
+    /** The live traffic starts at {@code start}: the tick state before the first tick. */
+    private void startLive(Instant start) {
+        lastTick = start;
+        nextLog = start.plus(LOG_INTERVAL);
+        loggedSince = start;
+        loggedAt = stats.snapshot();
     }
 
     /** Posts the live traffic owed since the previous tick. Never throws. */
@@ -237,22 +243,30 @@ public final class DemoTraffic implements AutoCloseable {
         try {
             Instant now = clock.instant();
             if (lastTick == null) {
-                lastTick = now;
-                nextLog = now.plus(LOG_INTERVAL);
-                loggedSince = now;
-                loggedAt = stats.snapshot();
+                startLive(now);
                 return;
             }
             if (now.isAfter(lastTick)) {
                 Duration elapsed = Duration.between(lastTick, now);
-                double perSecond = options.rate() * TrafficCurve.multiplier(lastTick.plus(elapsed.dividedBy(2)));
-                double cap = Math.max(1, perSecond * MAX_CATCH_UP.toSeconds());
-                owed = Math.min(owed + perSecond * elapsed.toNanos() / 1e9, cap);
+                // After a stall only the last MAX_CATCH_UP is owed: a short burst, not a flood.
+                Instant from = elapsed.compareTo(MAX_CATCH_UP) > 0 ? now.minus(MAX_CATCH_UP) : lastTick;
+                // The same volume as the back-fill gives a window: the rate times the curve's integral
+                // over it. The fraction of a beacon left over is carried to the next tick.
+                owed += options.rate() * TrafficCurve.integral(from, now);
                 int budget = (int) owed;
                 owed -= budget;
-                Instant from = elapsed.compareTo(MAX_CATCH_UP) > 0 ? now.minus(MAX_CATCH_UP) : lastTick;
                 lastTick = now;
-                send(live.batch(from, now, budget), false);
+                BeaconGenerator backfilledToday = carryOver.get();
+                if (backfilledToday != null) {
+                    // The back-fill's clicks and late impressions that fell due: part of this tick's traffic.
+                    BeaconGenerator.Batch due = backfilledToday.batch(from, now, 0);
+                    send(client, due);
+                    budget = Math.max(0, budget - due.lines().size());
+                    if (backfilledToday.held() == 0) {
+                        carryOver.set(null);
+                    }
+                }
+                send(client, live.batch(from, now, budget));
             }
             if (!now.isBefore(nextLog)) {
                 logThroughput(now);
@@ -264,25 +278,20 @@ public final class DemoTraffic implements AutoCloseable {
         }
     }
 
-    private void send(BeaconGenerator.Batch batch, boolean backfill) throws InterruptedException {
-        List<String> lines = batch.lines();
+    private void send(IngestClient via, BeaconGenerator.Batch batch) throws InterruptedException {
         stats.malformed().add(batch.malformed());
-        for (int i = 0; i < lines.size(); i += MAX_BATCH_LINES) {
-            List<String> part = lines.subList(i, Math.min(lines.size(), i + MAX_BATCH_LINES));
-            client.post(part);
-            if (backfill) {
-                stats.backfilled().add(part.size());
-            }
-        }
+        via.post(batch.lines()); // in requests within the ingest's size limits
     }
 
     private void logThroughput(Instant now) {
         DemoStats.Snapshot current = stats.snapshot();
         DemoStats.Snapshot delta = current.minus(loggedAt);
         double seconds = Math.max(1, Duration.between(loggedSince, now).toSeconds());
-        String error = delta.errors() > 0 && client.lastError() != null ? "; last error: " + client.lastError() : "";
-        log(now, String.format("demo traffic: %.1f beacons/s over the last %d s (%s)%s",
-                delta.sent() / seconds, (long) seconds, delta, error));
+        String lastError = client.lastError() != null ? client.lastError() : backfillClient.lastError();
+        String error = delta.errors() > 0 && lastError != null ? "; last error: " + lastError : "";
+        String backfilled = delta.backfilled() > 0 ? String.format(" and %,d back-filled", delta.backfilled()) : "";
+        log(now, String.format("demo traffic: %.1f beacons/s over the last %d s%s (%s)%s",
+                (delta.sent() - delta.backfilled()) / seconds, (long) seconds, backfilled, delta, error));
     }
 
     private void log(Instant now, String line) {

@@ -2,11 +2,13 @@ package io.adreport.launcher.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -17,6 +19,13 @@ import java.util.List;
 /**
  * Posts batches of NDJSON beacons to {@code POST {ingest}/v1/events} the way a well-behaved client
  * does, and books every answer in {@link DemoStats}.
+ *
+ * <p>Request size: a batch goes out in requests of at most {@link #MAX_REQUEST_LINES} lines and
+ * {@link #MAX_REQUEST_BYTES} bytes, well under the ingest's limit of {@link #INGEST_MAX_EVENTS}
+ * events or {@link #INGEST_MAX_BYTES} bytes per request (413 beyond), so however large a batch the
+ * caller hands over (a back-fill hour, a catch-up tick at a high rate), no request is refused for
+ * its size. Smaller requests also keep a retry cheap. Only a single line longer than the byte
+ * limit would still be refused; the simulator makes none.
  *
  * <p>Failure behaviour: a 429 is overload, so the client waits as long as {@code Retry-After}
  * says (1 s when absent, at most {@link #MAX_RETRY_AFTER}) and sends the same batch again, up to
@@ -30,6 +39,12 @@ import java.util.List;
  * <p>Concurrency: one caller thread at a time; {@code lastError} is volatile for readers.
  */
 final class IngestClient {
+    /** The ingest contract's limits per request: more events or bytes are answered 413. */
+    static final int INGEST_MAX_EVENTS = 10_000;
+    static final int INGEST_MAX_BYTES = 10 * 1024 * 1024;
+    /** What one request carries at most: a fifth of the event limit and a tenth of the byte limit. */
+    static final int MAX_REQUEST_LINES = 2_000;
+    static final int MAX_REQUEST_BYTES = 1024 * 1024;
     static final int MAX_OVERLOAD_RETRIES = 20;
     static final int MAX_FAILURE_RETRIES = 5;
     static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
@@ -52,13 +67,20 @@ final class IngestClient {
     private final Sleeper sleeper;
     private final Clock clock;
     private final DemoStats stats;
+    private final boolean backfill;
     private volatile String lastError;
 
     IngestClient(URI ingestUrl, Sleeper sleeper, Clock clock, DemoStats stats) {
+        this(ingestUrl, sleeper, clock, stats, false);
+    }
+
+    /** @param backfill the lines this client sends are also counted in {@link DemoStats#backfilled()}, request by request */
+    IngestClient(URI ingestUrl, Sleeper sleeper, Clock clock, DemoStats stats, boolean backfill) {
         this.endpoint = eventsEndpoint(ingestUrl);
         this.sleeper = sleeper;
         this.clock = clock;
         this.stats = stats;
+        this.backfill = backfill;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
@@ -84,24 +106,43 @@ final class IngestClient {
     }
 
     /**
-     * Delivers one batch (counted in {@code sent} once, however many attempts it takes) and books
-     * the answer. Never throws for a failed delivery; only an interrupt ends it early, and then the
-     * batch is counted as errors (the ingest may or may not have stored it).
+     * Delivers a batch in requests within the size limits, in order, and books the answers. Each
+     * line is counted in {@code sent} once, however many attempts its request takes. Never throws
+     * for a failed delivery; only an interrupt ends it early, and then the request in flight is
+     * counted as errors (the ingest may or may not have stored it) and the rest is not sent.
      */
     void post(List<String> lines) throws InterruptedException {
-        if (lines.isEmpty()) {
-            return;
+        int from = 0;
+        while (from < lines.size()) {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            int to = from;
+            while (to < lines.size() && to - from < MAX_REQUEST_LINES) {
+                byte[] line = (lines.get(to) + "\n").getBytes(StandardCharsets.UTF_8);
+                if (to > from && body.size() + line.length > MAX_REQUEST_BYTES) {
+                    break;
+                }
+                body.writeBytes(line);
+                to++;
+            }
+            postRequest(body.toByteArray(), to - from);
+            from = to;
         }
-        stats.sent().add(lines.size());
+    }
+
+    private void postRequest(byte[] body, int lineCount) throws InterruptedException {
+        stats.sent().add(lineCount);
+        if (backfill) {
+            stats.backfilled().add(lineCount);
+        }
         HttpRequest request = HttpRequest.newBuilder(endpoint)
                 .timeout(REQUEST_TIMEOUT)
                 .header("Content-Type", "application/x-ndjson")
-                .POST(HttpRequest.BodyPublishers.ofString(String.join("\n", lines) + "\n"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build();
         try {
-            deliver(request, lines.size());
+            deliver(request, lineCount);
         } catch (InterruptedException e) {
-            fail(lines.size(), "stopped while delivering a batch");
+            fail(lineCount, "stopped while delivering a batch");
             throw e;
         }
     }

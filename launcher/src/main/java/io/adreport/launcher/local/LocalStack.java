@@ -13,6 +13,7 @@ import io.adreport.reconcile.ReconcileScheduler;
 import io.adreport.reconcile.Reconciler;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
+import io.adreport.report.auth.Role;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
 import io.adreport.schema.metrics.Metrics;
@@ -32,6 +33,8 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -57,8 +60,11 @@ public final class LocalStack {
     public static final ConfigDef DEF = new ConfigDef("Local stack")
             .define("local.hbase.start.timeout.ms", Type.DURATION_MS, "180000", ">= 10000", ConfigDef.atLeast(10_000),
                     "How long the embedded HBase may take to start (a restart after kill -9 replays the WAL)")
-            .define("demo.rate", Type.INT, "50", "1..20000", ConfigDef.between(1, 20_000),
-                    "Demo traffic, beacons per second (also --demo-rate)")
+            .define("demo.rate", Type.INT, String.valueOf((int) DemoOptions.DEFAULT_RATE), "1..20000", ConfigDef.between(1, 20_000),
+                    "Demo traffic, beacons per second averaged over the day (also --demo-rate); the start-up back-fill of "
+                    + "today and the two previous days has the same volume, up to "
+                    + String.format(Locale.ROOT, "%,d", DemoOptions.DEFAULT_BACKFILL_LIMIT)
+                    + " beacons (a higher rate back-fills at a smaller scale)")
             .define("demo.reconcile.backfill", Type.BOOLEAN, "true",
                     "With --demo, reconcile the back-filled days once their traffic is in, so reconciled days show at once");
 
@@ -171,7 +177,10 @@ public final class LocalStack {
         }, 1, 1, TimeUnit.MINUTES);
         started.push(ticker::shutdownNow);
 
+        TryLines.Key analyst = new TryLines.Key(analystKey, Role.analyst());
+        TryLines.Key tenant = advertiserKey == null ? null : new TryLines.Key(advertiserKey, new Role("advertiser", advertiser));
         printBanner(out, reportConfig.port(), aggregator.port(), dataDir, analystKey, advertiser, advertiserKey,
+                TryLines.of(ctx.cube(), reportConfig.port(), aggregator.port(), analyst, tenant, clock.instant()),
                 (System.nanoTime() - t0) / 1e9);
         stopped.await();
         return 0;
@@ -207,9 +216,7 @@ public final class LocalStack {
     }
 
     private static void printBanner(PrintStream out, int port, int ingestPort, Path dataDir, String analystKey,
-                                    String advertiser, String advertiserKey, double seconds) {
-        String today = LocalDate.now(ZoneOffset.UTC).toString();
-        String tomorrow = LocalDate.now(ZoneOffset.UTC).plusDays(1).toString();
+                                    String advertiser, String advertiserKey, List<String> tryLines, double seconds) {
         out.printf("%nadreport is running (started in %.0f s)%n", seconds);
         out.printf("  dashboard   http://localhost:%d/          (sign in with a key below)%n", port);
         out.printf("  report API  http://localhost:%d/v1/rollups  (OpenAPI: /openapi.json)%n", port);
@@ -220,14 +227,7 @@ public final class LocalStack {
             out.printf("  advertiser key   %s   (advertiser %s, demo)%n", advertiserKey, advertiser);
         }
         out.println("  try:");
-        out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/campaign?from=%s&to=%s&granularity=hour&metrics=impressions,clicks,ctr'%n",
-                analystKey, port, today, tomorrow);
-        if (advertiserKey != null) {
-            out.printf("    curl -H 'Authorization: Bearer %s' 'http://localhost:%d/v1/reports/creative?from=%s&to=%s&granularity=all&orderBy=-clicks&limit=5'%n",
-                    advertiserKey, port, today, tomorrow);
-        }
-        out.printf("    curl -X POST --data-binary '{\"type\":\"impression\",\"id\":\"my-1\",\"ts\":%d,\"advertiser\":\"me\",\"campaign\":\"c1\",\"country\":\"DE\"}' http://localhost:%d/v1/events%n",
-                System.currentTimeMillis(), ingestPort);
+        tryLines.forEach(line -> out.println("    " + line));
         out.println("  press Ctrl-C to stop (the buffer is flushed; data stays in the data directory).");
     }
 

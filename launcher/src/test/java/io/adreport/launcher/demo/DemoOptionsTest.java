@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class DemoOptionsTest {
@@ -11,11 +12,23 @@ class DemoOptionsTest {
     @Test
     void defaults_are_a_small_realistic_network() {
         DemoOptions d = DemoOptions.defaults();
-        assertEquals(20, d.rate());
+        assertEquals(1, d.rate());
         assertEquals(2, d.backfillDays());
-        assertEquals(3000, d.backfillPerDay());
+        assertEquals(300_000, d.backfillLimit());
         assertEquals(0.05, d.duplicateRate());
         assertTrue(d.lateRate() > 0 && d.malformedRate() > 0);
+    }
+
+    @Test
+    void the_default_backfill_runs_at_the_live_rate_whenever_it_starts() {
+        DemoOptions d = DemoOptions.defaults();
+        for (String t : new String[] {"2026-03-10T00:00:00Z", "2026-03-10T12:00:00Z", "2026-03-10T23:59:59Z"}) {
+            assertEquals(d.rate(), Backfill.rate(d, Instant.parse(t)), "no scaling, so no step in the chart, at " + t);
+        }
+        // A much higher rate is back-filled at a smaller scale, within the limit.
+        DemoOptions fast = d.withRate(50);
+        double scaled = Backfill.rate(fast, Instant.parse("2026-03-10T23:59:59Z"));
+        assertTrue(scaled < 50 && scaled * 3 * 86_400 <= d.backfillLimit() * 1.0001, String.valueOf(scaled));
     }
 
     @Test
@@ -29,7 +42,7 @@ class DemoOptionsTest {
         assertMessage("rate must be between 0 and 20000 beacons/s, got -1.0", () -> DemoOptions.defaults().withRate(-1));
         assertMessage("rate must be between 0 and 20000 beacons/s, got NaN", () -> DemoOptions.defaults().withRate(Double.NaN));
         assertMessage("backfillDays must be between 0 and 6, got 7", () -> DemoOptions.defaults().withBackfill(7, 10));
-        assertMessage("backfillPerDay must be between 0 and 200000, got -5", () -> DemoOptions.defaults().withBackfill(1, -5));
+        assertMessage("backfillLimit must be between 0 and 5000000, got -5", () -> DemoOptions.defaults().withBackfill(1, -5));
         assertMessage("duplicateRate must be between 0 and 0.5, got 0.6", () -> DemoOptions.defaults().withShares(0.6, 0, 0));
         assertMessage("lateRate must be between 0 and 0.5, got -0.1", () -> DemoOptions.defaults().withShares(0, -0.1, 0));
         assertMessage("malformedRate must be between 0 and 0.5, got 1.0", () -> DemoOptions.defaults().withShares(0, 0, 1));

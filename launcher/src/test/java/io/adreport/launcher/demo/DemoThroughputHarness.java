@@ -22,7 +22,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * it asserts nothing and runs only when asked:
  *
  * <pre>
- * mvn -B -o -q install -pl launcher -Dtest=DemoThroughputHarness -Ddemo.harness=true -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -o -q verify -pl launcher -am -Dtest=DemoThroughputHarness -Ddemo.harness=true -Dsurefire.failIfNoSpecifiedTests=false
  * cat launcher/target/surefire-reports/io.adreport.launcher.demo.DemoThroughputHarness-output.txt
  * </pre>
  */
@@ -45,12 +45,13 @@ class DemoThroughputHarness {
                 System.out.printf("round %d: one sender thread %,.0f beacons/s%n", round, sender(url, 60));
             }
             for (int round = 1; round <= 3; round++) {
-                MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
+                // Just before midnight: the largest default back-fill, three whole days at the default rate.
+                MutableClock clock = MutableClock.at("2026-03-10T23:59:00Z");
                 try (DemoTraffic demo = DemoTraffic.create(url, DemoOptions.defaults(), clock, d -> { })) {
                     long t0 = System.nanoTime();
                     demo.backfill();
-                    System.out.printf("round %d: default back-fill (%,d beacons, 2 days) posted in %d ms%n",
-                            round, demo.stats().backfilled().sum(), (System.nanoTime() - t0) / 1_000_000);
+                    System.out.printf("round %d: default back-fill (%,d beacons: today and 2 days at %.0f/s) posted in %d ms%n",
+                            round, demo.stats().backfilled().sum(), DemoOptions.DEFAULT_RATE, (System.nanoTime() - t0) / 1_000_000);
                 }
             }
         } finally {

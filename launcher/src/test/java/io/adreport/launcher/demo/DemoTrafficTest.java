@@ -48,7 +48,9 @@ class DemoTrafficTest {
     void close_does_not_sit_out_a_long_retry_after_and_reports_the_backfill_as_cut_short() throws Exception {
         try (FakeIngest ingest = FakeIngest.start(Clock.systemUTC())) {
             ingest.script(429, "60");
-            DemoTraffic demo = DemoTraffic.start(ingest.url(), DemoOptions.defaults().withBackfill(1, 100), Clock.systemUTC());
+            // So slow a live rate that only the back-fill posts, and gets the 429.
+            DemoOptions options = DemoOptions.defaults().withRate(0.001).withBackfill(1, 100);
+            DemoTraffic demo = DemoTraffic.start(ingest.url(), options, Clock.systemUTC());
             long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (demo.stats().retries().sum() == 0 && System.nanoTime() < until) {
                 Thread.sleep(10); // bounded poll until the sender waits out the 429

@@ -32,8 +32,10 @@ import java.util.Set;
 /**
  * A stand-in for the ingest endpoint: a real HTTP server that validates every line with the
  * cube's event parser, deduplicates by (type, id, UTC day) as the contract says, answers in the
- * contract's shape, and records everything it saw. Responses can be scripted (429, 503, ...) for
- * the next requests.
+ * contract's shape, and records everything it saw. Like the real ingest it refuses a request of
+ * more than {@link #MAX_EVENTS} events or {@link #MAX_BYTES} bytes whole, with 413 and an
+ * {@code {"error": ...}} body, storing nothing of it. Responses can be scripted (429, 503, ...)
+ * for the next requests.
  */
 final class FakeIngest implements AutoCloseable {
     enum Outcome { ACCEPTED, DUPLICATE, REJECTED }
@@ -56,6 +58,10 @@ final class FakeIngest implements AutoCloseable {
         System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
+    /** The contract's limits per request, as the aggregator's ingest enforces them. */
+    static final int MAX_EVENTS = 10_000;
+    static final int MAX_BYTES = 10 * 1024 * 1024;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpServer server;
     private final Clock clock;
@@ -65,6 +71,7 @@ final class FakeIngest implements AutoCloseable {
     private final Deque<Scripted> script = new ArrayDeque<>();
     private final Set<String> stored = new HashSet<>();
     private int requests;
+    private int tooLarge;
 
     private FakeIngest(Clock clock) throws IOException {
         this.clock = clock;
@@ -102,6 +109,11 @@ final class FakeIngest implements AutoCloseable {
         return requests;
     }
 
+    /** Requests refused with 413 for their size (scripted answers not included). */
+    synchronized int tooLarge() {
+        return tooLarge;
+    }
+
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             byte[] body;
@@ -110,21 +122,40 @@ final class FakeIngest implements AutoCloseable {
             }
             Scripted scripted;
             ObjectNode answer;
+            String refusal = null;
             synchronized (this) {
                 requests++;
-                bodies.add(new String(body, StandardCharsets.UTF_8));
+                String text = new String(body, StandardCharsets.UTF_8);
+                bodies.add(text);
                 scripted = script.poll();
-                answer = scripted == null ? ingest(new String(body, StandardCharsets.UTF_8)) : null;
+                if (scripted == null) {
+                    refusal = tooLarge(body.length, text);
+                }
+                if (refusal != null) {
+                    tooLarge++;
+                }
+                answer = scripted == null && refusal == null ? ingest(text) : null;
             }
             if (scripted != null) {
                 if (scripted.retryAfter() != null) {
                     exchange.getResponseHeaders().add("Retry-After", scripted.retryAfter());
                 }
                 respond(exchange, scripted.status(), "{\"error\":\"scripted " + scripted.status() + "\"}");
+            } else if (refusal != null) {
+                respond(exchange, 413, JSON.writeValueAsString(JSON.createObjectNode().put("error", refusal)));
             } else {
                 respond(exchange, 200, JSON.writeValueAsString(answer));
             }
         }
+    }
+
+    /** The real ingest's 413 messages, or null when the body is within the limits. */
+    private static String tooLarge(int bytes, String body) {
+        if (bytes > MAX_BYTES) {
+            return "body: must be at most " + MAX_BYTES + " bytes (10 MiB), got " + bytes;
+        }
+        long events = body.lines().filter(l -> !l.isBlank()).count();
+        return events > MAX_EVENTS ? "body: at most " + MAX_EVENTS + " events per request" : null;
     }
 
     private ObjectNode ingest(String body) {

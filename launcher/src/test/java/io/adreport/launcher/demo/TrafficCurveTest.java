@@ -3,9 +3,8 @@ package io.adreport.launcher.demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class TrafficCurveTest {
@@ -29,11 +28,27 @@ class TrafficCurveTest {
     }
 
     @Test
-    void hourly_shares_add_up_to_the_day_total_and_follow_the_curve() {
-        int[] shares = TrafficCurve.hourlyShares(3001, LocalDate.parse("2026-03-09"));
-        assertEquals(24, shares.length);
-        assertEquals(3001, Arrays.stream(shares).sum());
-        assertTrue(shares[20] > 2 * shares[8], Arrays.toString(shares));
-        assertEquals(0, Arrays.stream(TrafficCurve.hourlyShares(0, LocalDate.parse("2026-03-09"))).sum());
+    void any_24_hours_integrate_to_a_day_at_the_average_rate() {
+        for (String start : new String[] {"2026-03-10T00:00:00Z", "2026-03-10T13:37:05Z", "2026-03-10T23:59:59.5Z"}) {
+            Instant from = Instant.parse(start);
+            assertEquals(86_400, TrafficCurve.integral(from, from.plus(Duration.ofDays(1))), 1e-6, start);
+        }
+    }
+
+    @Test
+    void the_integral_adds_up_across_any_cut_including_midnight_and_matches_the_curve() {
+        Instant a = Instant.parse("2026-03-10T22:10:00Z");
+        Instant b = Instant.parse("2026-03-11T00:00:00Z");
+        Instant c = Instant.parse("2026-03-11T01:45:30Z");
+        assertEquals(TrafficCurve.integral(a, c), TrafficCurve.integral(a, b) + TrafficCurve.integral(b, c), 1e-6);
+        assertEquals(0, TrafficCurve.integral(a, a), 1e-9);
+        for (int h = 0; h < 24; h++) {
+            Instant hour = Instant.parse("2026-03-10T00:00:00Z").plus(Duration.ofHours(h));
+            double midpoint = 3600 * TrafficCurve.multiplier(hour.plus(Duration.ofMinutes(30)));
+            assertEquals(midpoint, TrafficCurve.integral(hour, hour.plus(Duration.ofHours(1))), 0.005 * midpoint, "hour " + h);
+        }
+        double evening = TrafficCurve.integral(Instant.parse("2026-03-10T20:00:00Z"), Instant.parse("2026-03-10T21:00:00Z"));
+        double morning = TrafficCurve.integral(Instant.parse("2026-03-10T08:00:00Z"), Instant.parse("2026-03-10T09:00:00Z"));
+        assertTrue(evening > 2.5 * morning, evening + " vs " + morning);
     }
 }

@@ -16,7 +16,7 @@ start() {
   # Job control on: a background job of a script would otherwise ignore SIGINT, as Ctrl-C's
   # target (a foreground process) never does.
   set -m
-  "$ROOT/bin/adreport" local --demo --demo-rate 300 --data-dir "$DATA/d" --port "$PORT" --ingest-port "$INGEST" >>"$LOG" 2>&1 &
+  "$ROOT/bin/adreport" local --demo --data-dir "$DATA/d" --port "$PORT" --ingest-port "$INGEST" >>"$LOG" 2>&1 &
   PID=$!
   set +m
   for _ in $(seq 1 300); do

@@ -7,11 +7,22 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.LocalHBaseCluster;
 import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
+import org.apache.hadoop.hbase.master.HMaster;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An HBase (ZooKeeper, master, one region server) inside this process, whose data persists in
@@ -23,12 +34,20 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * {@link #close()} removes the port file first, then stops HBase (which flushes memstores),
  * then ZooKeeper.
  *
+ * <p>Sessions: ZooKeeper sessions are long (60 s) because nothing can fail over inside one
+ * process; a stop of the threads is not a dead server. Before HBase starts, the ephemeral znodes
+ * of the previous run are deleted so that a restart after kill -9 does not wait for their
+ * sessions. Should the master or region server abort anyway, {@link #failure()} says so and the
+ * local stack stops instead of answering 503 forever.
+ *
  * <p>Durability: the WAL is on the local filesystem, where a "sync" is a flush to the OS, not an
  * fsync. Data survives a process crash ({@code kill -9}: WAL replay on restart) but not an OS
  * crash or power loss. A real cluster (HDFS) has neither limit.
  */
 public final class EmbeddedHBase implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedHBase.class);
     private static final String LAST_PORT_FILE = "zk.port.last";
+    private static final int SESSION_TIMEOUT_MS = 60_000;
 
     private final Path dataDir;
     private final MiniZooKeeperCluster zk;
@@ -63,7 +82,12 @@ public final class EmbeddedHBase implements AutoCloseable {
         conf.setInt("hbase.regionserver.info.port", -1);
         conf.set("hbase.master.hostname", "localhost");
         conf.set("hbase.unsafe.regionserver.hostname", "localhost");
-        conf.setInt("zookeeper.session.timeout", 10_000);
+        // ZooKeeper, master and region server share this process: a session can only "expire"
+        // because the process was starved (a long GC pause, a saturated machine), and then the
+        // master and region server abort, leaving ingest and reports answering 503 until a
+        // restart. So sessions are long; a restart after kill -9 does not wait for them (below).
+        conf.setInt("zookeeper.session.timeout", SESSION_TIMEOUT_MS);
+        conf.setInt("hbase.zookeeper.property.maxSessionTimeout", SESSION_TIMEOUT_MS);
         conf.setInt("hbase.zookeeper.property.tickTime", 1_000);
         conf.setInt("hbase.master.start.timeout.localHBaseCluster", (int) timeout.toMillis());
         conf.setInt("hbase.regionserver.handler.count", 30);
@@ -93,6 +117,12 @@ public final class EmbeddedHBase implements AutoCloseable {
         conf.set("hbase.zookeeper.quorum", "localhost");
         conf.setInt("hbase.zookeeper.property.clientPort", port);
         Files.writeString(dir.resolve(LAST_PORT_FILE), Integer.toString(port));
+        try {
+            dropStaleEphemerals(port, conf.get("zookeeper.znode.parent", "/hbase"));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            zk.shutdown();
+            throw e;
+        }
 
         LocalHBaseCluster hbase = new LocalHBaseCluster(conf, 1, 1);
         try {
@@ -113,6 +143,24 @@ public final class EmbeddedHBase implements AutoCloseable {
         return new EmbeddedHBase(dir, zk, hbase, conf, port);
     }
 
+    /**
+     * Null while the master and the region server run; otherwise what stopped (e.g. a region
+     * server that aborted). Nothing inside the process restarts them: the caller should stop.
+     */
+    public String failure() {
+        HMaster master = hbase.getActiveMaster();
+        if (master == null || master.isAborted() || master.isStopped()) {
+            return "the HBase master " + (master == null ? "is gone" : master.isAborted() ? "aborted" : "stopped");
+        }
+        for (JVMClusterUtil.RegionServerThread rs : hbase.getRegionServers()) {
+            HRegionServer server = rs.getRegionServer();
+            if (server.isAborted() || server.isStopped() || !rs.isAlive()) {
+                return "the HBase region server " + (server.isAborted() ? "aborted" : "stopped");
+            }
+        }
+        return null;
+    }
+
     /** Client configuration for this HBase. */
     public Configuration configuration() {
         return HBaseEndpoint.local(zkPort);
@@ -128,6 +176,55 @@ public final class EmbeddedHBase implements AutoCloseable {
         hbase.shutdown();
         hbase.join();
         zk.shutdown();
+    }
+
+    /**
+     * Deletes the ephemeral znodes under {@code parent}, before HBase starts. ZooKeeper's data
+     * persists in the data directory, and at this point every ephemeral znode belongs to a
+     * session of this data directory's previous process (the port file shows no other stack
+     * runs on it): after a kill -9 the dead master's and region server's nodes would otherwise
+     * stand until their sessions expire, and the new master would wait for them.
+     */
+    private static void dropStaleEphemerals(int port, String parent) throws IOException, InterruptedException {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper client = new ZooKeeper("localhost:" + port, SESSION_TIMEOUT_MS, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        });
+        try {
+            if (!connected.await(30, TimeUnit.SECONDS)) {
+                throw new IOException("could not connect to the embedded ZooKeeper on port " + port);
+            }
+            int dropped = dropEphemerals(client, parent);
+            if (dropped > 0) {
+                LOG.info("removed {} ephemeral znodes left by the previous run", dropped);
+            }
+        } catch (KeeperException e) {
+            throw new IOException("clearing the previous run's ZooKeeper nodes failed: " + e.getMessage(), e);
+        } finally {
+            client.close();
+        }
+    }
+
+    private static int dropEphemerals(ZooKeeper client, String path) throws KeeperException, InterruptedException {
+        Stat stat = client.exists(path, false);
+        if (stat == null) {
+            return 0;
+        }
+        try {
+            if (stat.getEphemeralOwner() != 0) {
+                client.delete(path, -1);
+                return 1;
+            }
+            int n = 0;
+            for (String child : client.getChildren(path, false)) {
+                n += dropEphemerals(client, path + "/" + child);
+            }
+            return n;
+        } catch (KeeperException.NoNodeException gone) {
+            return 0;
+        }
     }
 
     private static int choosePort(Path lastPortFile) throws IOException {

@@ -152,7 +152,7 @@ public final class LocalStack {
             advertiser = DemoTraffic.advertiserIds().get(0);
             advertiserKey = deps.keys().ensureKeyFile(dataDir.resolve("demo-advertiser.key"), "advertiser:" + advertiser).key();
             boolean firstStart = !Files.exists(dataDir.resolve("demo.backfilled"));
-            DemoOptions options = DemoOptions.defaults().withRate(local.integer("demo.rate")).withSeed(System.currentTimeMillis());
+            DemoOptions options = DemoOptions.defaults().withRate(local.integer("demo.rate")).withSeed(demoSeed(dataDir));
             if (!firstStart) {
                 options = options.withBackfill(0, 0);
             }
@@ -176,6 +176,17 @@ public final class LocalStack {
             last[0] = now;
         }, 1, 1, TimeUnit.MINUTES);
         started.push(ticker::shutdownNow);
+        // An embedded HBase that aborted does not come back inside this process: stop loudly
+        // (a restart replays the WAL) rather than answer every request with 503.
+        java.util.concurrent.atomic.AtomicReference<String> hbaseFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        ticker.scheduleWithFixedDelay(() -> {
+            String failure = hbase.failure();
+            if (failure != null && hbaseFailure.compareAndSet(null, failure)) {
+                LOG.error("{}; stopping adreport (start it again: HBase recovers from its write-ahead log)", failure);
+                out.println("adreport: " + failure + "; stopping (start it again: HBase recovers from its write-ahead log)");
+                stopped.countDown();
+            }
+        }, 2, 2, TimeUnit.SECONDS);
 
         TryLines.Key analyst = new TryLines.Key(analystKey, Role.analyst());
         TryLines.Key tenant = advertiserKey == null ? null : new TryLines.Key(advertiserKey, new Role("advertiser", advertiser));
@@ -183,7 +194,7 @@ public final class LocalStack {
                 TryLines.of(ctx.cube(), reportConfig.port(), aggregator.port(), analyst, tenant, clock.instant()),
                 (System.nanoTime() - t0) / 1e9);
         stopped.await();
-        return 0;
+        return hbaseFailure.get() == null ? 0 : 3;
     }
 
     private static void backfillThenReconcile(DemoTraffic demo, Reconciler reconciler, Path dataDir, boolean reconcile,
@@ -266,6 +277,15 @@ public final class LocalStack {
     }
 
     /** A hex secret generated once and kept (mode 600, written atomically) in {@code file}. */
+    /**
+     * The demo's seed, kept in the data directory: the back-fill's beacon ids follow from it, so
+     * a start that stopped before its back-fill finished re-sends the same beacons next time
+     * (duplicates, not counted twice). Live beacons carry their run's start time in their ids.
+     */
+    private static long demoSeed(Path dataDir) throws IOException {
+        return Long.parseUnsignedLong(readOrCreateSecret(dataDir.resolve("demo.seed"), 7), 16);
+    }
+
     static String readOrCreateSecret(Path file, int bytes) throws IOException {
         if (Files.isRegularFile(file)) {
             String v = Files.readString(file).trim();

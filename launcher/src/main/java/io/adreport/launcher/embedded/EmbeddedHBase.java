@@ -161,6 +161,11 @@ public final class EmbeddedHBase implements AutoCloseable {
         return null;
     }
 
+    /** The running cluster, for tests that break it. */
+    LocalHBaseCluster cluster() {
+        return hbase;
+    }
+
     /** Client configuration for this HBase. */
     public Configuration configuration() {
         return HBaseEndpoint.local(zkPort);

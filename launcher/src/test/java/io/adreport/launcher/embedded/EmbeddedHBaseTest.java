@@ -2,6 +2,7 @@ package io.adreport.launcher.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.schema.cube.Cube;
@@ -48,6 +49,20 @@ class EmbeddedHBaseTest {
             try (Table t = c.getTable(layout.metaTable())) {
                 assertArrayEquals(Bytes.toBytes("closing"), t.get(new Get(row)).getValue(TableLayout.META_FAMILY, Bytes.toBytes("status")));
             }
+        }
+    }
+
+    @Test
+    void an_aborted_region_server_is_reported_so_the_stack_can_stop(@TempDir Path dir) throws Exception {
+        try (EmbeddedHBase hbase = EmbeddedHBase.start(dir, Duration.ofMinutes(3))) {
+            assertNull(hbase.failure(), "a running HBase reports no failure");
+            hbase.cluster().getRegionServers().get(0).getRegionServer().abort("test: what a lost ZooKeeper session does");
+            String failure = null;
+            for (int i = 0; i < 300 && failure == null; i++) {
+                failure = hbase.failure();
+                Thread.sleep(100);
+            }
+            assertTrue(failure != null && failure.contains("region server"), "reported: " + failure);
         }
     }
 }

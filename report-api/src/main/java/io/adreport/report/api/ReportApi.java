@@ -119,7 +119,8 @@ public final class ReportApi {
                         "reports", true, List.of(), merge(common, Map.of(200, "rollups")), rollups::list),
                 new ApiRoute(HandlerType.GET, "/v1/reports/{rollup}", "A report over one rollup: JSON, or every row streamed as CSV or NDJSON", "reports", true,
                         params.docs(), merge(common, Map.of(200, "report rows and day status (csv, ndjson: the Adreport-Days header; ndjson: a final {rows, days} line)", 400, "a parameter breaks a rule",
-                        404, "unknown rollup", 503, "HBase unavailable")), reports::report),
+                        404, "unknown rollup", 503, "HBase unavailable")), reports::report,
+                        List.of("application/json", "text/csv", "application/x-ndjson")),
                 new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift (analysts)",
                         "reconcile", true, List.of(
                         ApiRoute.Param.query("from", "string", "first UTC day YYYY-MM-DD; default 6 days before to"),

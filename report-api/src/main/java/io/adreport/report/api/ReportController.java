@@ -101,8 +101,15 @@ final class ReportController {
         }
         try (ExportReader.Export export = exporter.open(q, engine.plan(q))) {
             ExportWriter w = begin(ctx, format, q, days, export.strategy());
+            boolean[] first = {true};
             try {
-                long rows = export.writeTo(w::row);
+                long rows = export.writeTo(row -> {
+                    w.row(row);
+                    if (first[0]) {
+                        first[0] = false;
+                        w.out.flush(); // the first row goes out at once; the rest fill the buffer
+                    }
+                });
                 w.end(rows, days);
                 w.out.flush();
             } catch (QueryException | ReadFailure e) {

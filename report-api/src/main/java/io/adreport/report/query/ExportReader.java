@@ -60,7 +60,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p><b>First byte.</b> {@link #open} opens the first window's scanners (merge) or sums the
  * first window (sum) before the caller commits a status, so a bad query or an unreachable HBase
  * is still a clean 400 / 503. For a merge that is one round trip per scanner, opened in
- * parallel; for a sum it is the first output bucket's whole read.
+ * parallel, each with its first batch of rows; for a sum it is the first output bucket's whole
+ * read. The caller then sends the status and flushes the first row as soon as it is written.
  *
  * <p><b>Concurrency.</b> One {@link Export} belongs to the request thread that opened it; only
  * scanner opening and sum scans run on the shared executor.
@@ -223,7 +224,8 @@ public final class ExportReader {
             int caching = Math.max(32, Math.min(1000, BUFFERED_ROWS / window.ranges().size()));
             List<Future<Scanner>> opening = new ArrayList<>();
             for (Range r : window.ranges()) {
-                opening.add(executor.submit(() -> new Scanner(r, caching, window.ranges().size() <= 64)));
+                // the first batch is fetched here too, in parallel: a merge needs every scanner's first row
+                opening.add(executor.submit(() -> new Scanner(r, caching, window.ranges().size() <= 64).prime()));
             }
             RuntimeException failed = null;
             for (Future<Scanner> f : opening) {
@@ -246,7 +248,7 @@ public final class ExportReader {
         private void mergeWindow(Window window, RowSink sink) throws IOException {
             PriorityQueue<Scanner> heap = new PriorityQueue<>(Math.max(1, open.size()), Scanner.ORDER);
             for (Scanner s : open) {
-                if (s.advance()) {
+                if (s.row != null) {
                     heap.add(s);
                 }
             }
@@ -315,7 +317,13 @@ public final class ExportReader {
                 }
             }
 
-            /** Moves to the next row that passes the filters; false at the end. */
+            /** Reads the first row (null at once when the scan is empty). */
+            Scanner prime() {
+                advance();
+                return this;
+            }
+
+            /** Moves to the next row that passes the filters; false (and no row) at the end. */
             boolean advance() {
                 try {
                     for (Result r = rs.next(); r != null; r = rs.next()) {
@@ -333,6 +341,7 @@ public final class ExportReader {
                         group = decoder.group(key.values());
                         return true;
                     }
+                    row = null;
                     return false;
                 } catch (IOException e) {
                     throw new ReadFailure("reading counters failed: " + e, e);

@@ -248,6 +248,21 @@ class ExportTest {
     }
 
     @Test
+    void the_openapi_document_describes_the_export_formats() {
+        JsonNode op = fx.get("/openapi.json", (String) null).json().get("paths").get("/v1/reports/{rollup}").get("get");
+        List<String> formats = new ArrayList<>();
+        for (JsonNode p : op.get("parameters")) {
+            if (p.get("name").asText().equals("format")) {
+                p.get("schema").get("enum").forEach(v -> formats.add(v.asText()));
+                assertTrue(p.get("description").asText().contains("Adreport-Days"), p.toString());
+            }
+        }
+        assertEquals(List.of("json", "csv", "ndjson"), formats);
+        JsonNode content = op.get("responses").get("200").get("content");
+        assertTrue(content.has("text/csv") && content.has("application/x-ndjson") && content.has("application/json"), content.toString());
+    }
+
+    @Test
     void a_bad_format_is_400_naming_the_parameter() throws Exception {
         Export r = export("/v1/reports/campaign?from=2026-10-31&to=2026-11-03&format=jsonl", fx.analystKey);
         assertEquals(400, r.status());

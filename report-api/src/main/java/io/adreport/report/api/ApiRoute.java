@@ -18,9 +18,15 @@ import java.util.Objects;
  * @param params    query and path parameters
  * @param responses status → description
  * @param handler   the controller method
+ * @param produces  media types of a 200 answer (empty: application/json)
  */
 public record ApiRoute(HandlerType method, String path, String summary, String tag, boolean secured,
-                       List<Param> params, Map<Integer, String> responses, Handler handler) {
+                       List<Param> params, Map<Integer, String> responses, Handler handler, List<String> produces) {
+
+    public ApiRoute(HandlerType method, String path, String summary, String tag, boolean secured,
+                    List<Param> params, Map<Integer, String> responses, Handler handler) {
+        this(method, path, summary, tag, secured, params, responses, handler, List.of());
+    }
 
     /** One parameter. {@code allowed} empty means free text. */
     public record Param(String name, String in, String type, boolean required, String description,
@@ -57,5 +63,6 @@ public record ApiRoute(HandlerType method, String path, String summary, String t
         Objects.requireNonNull(handler, "handler");
         params = List.copyOf(params);
         responses = Map.copyOf(responses);
+        produces = List.copyOf(produces);
     }
 }

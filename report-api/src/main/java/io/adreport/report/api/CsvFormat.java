@@ -15,30 +15,42 @@ final class CsvFormat {
     }
 
     static String write(ReportResponse r, List<String> groupBy, List<String> metrics, boolean withTime) {
-        StringBuilder sb = new StringBuilder();
+        StringBuilder sb = new StringBuilder(header(groupBy, metrics, withTime));
+        for (ReportResponse.Row row : r.rows()) {
+            sb.append(line(row, groupBy, metrics, withTime));
+        }
+        return sb.toString();
+    }
+
+    /** The header line, CRLF included. */
+    static String header(List<String> groupBy, List<String> metrics, boolean withTime) {
         List<String> header = new ArrayList<>();
         if (withTime) {
             header.add("time");
         }
         groupBy.forEach(d -> header.add(cell(d)));
         metrics.forEach(m -> header.add(cell(m)));
-        sb.append(String.join(",", header)).append("\r\n");
-        for (ReportResponse.Row row : r.rows()) {
-            List<String> line = new ArrayList<>(header.size());
-            if (withTime) {
-                line.add(row.time());
-            }
-            for (String d : groupBy) {
-                line.add(cell(defuse(row.dimensions().get(d))));
-            }
-            Map<String, Number> values = row.metrics();
-            for (String m : metrics) {
-                Number v = values.get(m);
-                line.add(v == null ? "" : v.toString());
-            }
-            sb.append(String.join(",", line)).append("\r\n");
+        return String.join(",", header) + "\r\n";
+    }
+
+    /** One row's line, CRLF included. */
+    static String line(ReportResponse.Row row, List<String> groupBy, List<String> metrics, boolean withTime) {
+        StringBuilder sb = new StringBuilder(64);
+        if (withTime) {
+            sb.append(row.time());
         }
-        return sb.toString();
+        boolean first = !withTime;
+        for (String d : groupBy) {
+            sb.append(first ? "" : ",").append(cell(defuse(row.dimensions().get(d))));
+            first = false;
+        }
+        Map<String, Number> values = row.metrics();
+        for (String m : metrics) {
+            Number v = values.get(m);
+            sb.append(first ? "" : ",").append(v == null ? "" : v.toString());
+            first = false;
+        }
+        return sb.append("\r\n").toString();
     }
 
     private static String defuse(String v) {

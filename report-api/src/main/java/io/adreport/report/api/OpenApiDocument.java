@@ -67,6 +67,11 @@ final class OpenApiDocument {
         r.responses().forEach((status, text) -> {
             Map<String, Object> resp = new LinkedHashMap<>();
             resp.put("description", text);
+            if (status == 200 && !r.produces().isEmpty()) {
+                Map<String, Object> content = new LinkedHashMap<>();
+                r.produces().forEach(type -> content.put(type, Map.of()));
+                resp.put("content", content);
+            }
             if (status >= 400) {
                 resp.put("content", Map.of("application/json", Map.of("schema", Map.of("$ref", "#/components/schemas/Error"))));
             }

@@ -5,6 +5,7 @@ import io.adreport.report.ReportConfig;
 import io.adreport.report.auth.AccessPolicy;
 import io.adreport.report.auth.ApiKeys;
 import io.adreport.report.query.CounterReader;
+import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.ReportEngine;
 import io.adreport.schema.cube.Cube;
@@ -98,7 +99,10 @@ public final class ReportApi {
 
         OpsController ops = new OpsController(deps.metrics(), deps.connection());
         RollupController rollups = new RollupController(deps.cube(), policy);
-        ReportController reports = new ReportController(deps.cube(), params, policy, engine, deps.meta(), deps.clock());
+        ExportReader exporter = new ExportReader(deps.cube(), deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(),
+                cfg.queryTimeout(), deps.metrics());
+        ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.meta(),
+                deps.clock(), mapper);
         ReconcileController reconcile = new ReconcileController(deps.meta(), policy, mapper, deps.clock());
         BearerAuth auth = new BearerAuth(deps.keys());
         ErrorMapper errors = new ErrorMapper();
@@ -113,9 +117,10 @@ public final class ReportApi {
                         List.of(), Map.of(200, "OpenAPI 3 document"), ops::openApi),
                 new ApiRoute(HandlerType.GET, "/v1/rollups", "Rollups the key may read: dimensions, tenant, granularities, metrics",
                         "reports", true, List.of(), merge(common, Map.of(200, "rollups")), rollups::list),
-                new ApiRoute(HandlerType.GET, "/v1/reports/{rollup}", "A report over one rollup, JSON or CSV", "reports", true,
-                        params.docs(), merge(common, Map.of(200, "report rows and day status", 400, "a parameter breaks a rule",
-                        404, "unknown rollup", 503, "HBase unavailable")), reports::report),
+                new ApiRoute(HandlerType.GET, "/v1/reports/{rollup}", "A report over one rollup: JSON, or every row streamed as CSV or NDJSON", "reports", true,
+                        params.docs(), merge(common, Map.of(200, "report rows and day status (csv, ndjson: the Adreport-Days header; ndjson: a final {rows, days} line)", 400, "a parameter breaks a rule",
+                        404, "unknown rollup", 503, "HBase unavailable")), reports::report,
+                        List.of("application/json", "text/csv", "application/x-ndjson")),
                 new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift (analysts)",
                         "reconcile", true, List.of(
                         ApiRoute.Param.query("from", "string", "first UTC day YYYY-MM-DD; default 6 days before to"),

@@ -3,14 +3,25 @@ package io.adreport.report.api;
 import io.adreport.report.auth.AccessPolicy;
 import io.adreport.report.auth.Role;
 import io.adreport.report.query.ReportEngine;
-import io.adreport.report.query.ReportGranularity;
 import io.adreport.report.query.ReportQuery;
 import io.adreport.report.query.ReportResult;
 import io.adreport.report.query.ReportRow;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.meta.MetaStore;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.report.query.ExportReader;
+import io.adreport.report.query.QueryException;
+import io.adreport.report.query.ReadFailure;
 import io.javalin.http.Context;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.Request;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.javalin.http.NotFoundResponse;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,16 +34,34 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@code GET /v1/reports/{rollup}}: parse, authorize, run, and answer in JSON or CSV. */
+/**
+ * {@code GET /v1/reports/{rollup}}: parse, authorize, run, and answer in JSON, CSV or NDJSON.
+ *
+ * <p>JSON is one document built in memory, so it keeps the row caps. CSV and NDJSON are streamed
+ * by {@link ExportReader}: every row, no {@code report.max.result.rows} cap, constant memory (see
+ * there for the bound). A top-N ({@code orderBy} or {@code limit}) or a single fixed series is
+ * still answered by the engine (capped like JSON) and only written in the export format. The
+ * status is sent once the export's first reads are open, so errors up to then are ordinary
+ * 400 / 503 answers; a failure after that cuts the stream (see {@link ExportWriter}).
+ */
 final class ReportController {
+    private static final Logger LOG = LoggerFactory.getLogger(ReportController.class);
+    /** Response bytes buffered before a write reaches the socket. */
+    private static final int OUT_BUFFER = 64 * 1024;
+
     private final Cube cube;
     private final ReportParams params;
     private final AccessPolicy policy;
     private final ReportEngine engine;
     private final MetaStore meta;
     private final Clock clock;
+    private final ExportReader exporter;
+    private final ObjectMapper mapper;
 
-    ReportController(Cube cube, ReportParams params, AccessPolicy policy, ReportEngine engine, MetaStore meta, Clock clock) {
+    ReportController(Cube cube, ReportParams params, AccessPolicy policy, ReportEngine engine, ExportReader exporter,
+                     MetaStore meta, Clock clock, ObjectMapper mapper) {
+        this.exporter = exporter;
+        this.mapper = mapper;
         this.cube = cube;
         this.params = params;
         this.policy = policy;
@@ -41,7 +70,7 @@ final class ReportController {
         this.clock = clock;
     }
 
-    void report(Context ctx) {
+    void report(Context ctx) throws IOException {
         Role role = BearerAuth.role(ctx);
         Rollup rollup = cube.rollup(ctx.pathParam("rollup"))
                 .orElseThrow(() -> new NotFoundResponse("unknown rollup; see GET /v1/rollups"));
@@ -51,15 +80,68 @@ final class ReportController {
         String format = params.format(ctx);
         ReportQuery asked = params.parse(ctx, rollup);
         ReportQuery q = asked.withFilters(policy.restrict(role, rollup, asked.filters()));
-        ReportResult result = engine.run(q);
-        ReportResponse body = response(q, result);
-        if (format.equals("csv")) {
-            ctx.contentType("text/csv; charset=utf-8")
-                    .header("Content-Disposition", "attachment; filename=\"" + rollup.name() + ".csv\"")
-                    .result(CsvFormat.write(body, q.groupBy(), q.metrics(), q.granularity() != ReportGranularity.ALL));
+        if (format.equals("json")) {
+            ctx.json(response(q, engine.run(q)));
         } else {
-            ctx.json(body);
+            export(ctx, format, q);
         }
+    }
+
+    private void export(Context ctx, String format, ReportQuery q) throws IOException {
+        Map<String, ReportResponse.Day> days = days(q.from(), q.to());
+        if (q.orderBy() != null || q.limit() != null || q.singleSeries()) {
+            ReportResult result = engine.run(q);
+            ExportWriter w = begin(ctx, format, q, days, "engine");
+            for (ReportRow r : result.rows()) {
+                w.row(r);
+            }
+            w.end(result.rows().size(), days);
+            w.out.flush();
+            return;
+        }
+        try (ExportReader.Export export = exporter.open(q, engine.plan(q))) {
+            ExportWriter w = begin(ctx, format, q, days, export.strategy());
+            boolean[] first = {true};
+            try {
+                long rows = export.writeTo(row -> {
+                    w.row(row);
+                    if (first[0]) {
+                        first[0] = false;
+                        w.out.flush(); // the first row goes out at once; the rest fill the buffer
+                    }
+                });
+                w.end(rows, days);
+                w.out.flush();
+            } catch (QueryException | ReadFailure e) {
+                // the status is sent: say so in-band where the format can, and cut the stream
+                LOG.warn("export of {} failed after the first byte: {}", q.rollup().name(), e.getMessage());
+                w.fail(e instanceof ReadFailure ? "counters are unavailable, try again: " + e.getMessage() : e.getMessage(),
+                        e instanceof QueryException qe ? qe.parameter() : null);
+                w.out.flush();
+                Request.getBaseRequest(ctx.req()).getHttpChannel().abort(e);
+            }
+        } catch (EofException e) {
+            LOG.debug("export client went away: {}", e.getMessage());
+        }
+    }
+
+    /** Sends the status and headers, and the CSV header line, at once: the first byte does not wait for rows. */
+    private ExportWriter begin(Context ctx, String format, ReportQuery q, Map<String, ReportResponse.Day> days, String plan)
+            throws IOException {
+        HttpServletResponse res = ctx.res();
+        OutputStream out = new BufferedOutputStream(res.getOutputStream(), OUT_BUFFER);
+        ExportWriter w = ExportWriter.of(format, out, q, mapper);
+        res.setStatus(200);
+        res.setContentType(w.contentType());
+        res.setHeader("Adreport-Days", ExportWriter.daysHeader(days));
+        res.setHeader("Adreport-Export", plan);
+        if (format.equals("csv")) {
+            res.setHeader("Content-Disposition", "attachment; filename=\"" + q.rollup().name() + ".csv\"");
+        }
+        w.begin();
+        out.flush();
+        res.flushBuffer();
+        return w;
     }
 
     private ReportResponse response(ReportQuery q, ReportResult result) {

@@ -69,8 +69,12 @@ final class ReportParams {
                 Param.query(GROUP_BY, "string", "comma list of the rollup's dimensions to break down by"),
                 Param.query(ORDER_BY, "string", "a requested metric, a groupBy dimension or time; prefix - for descending. "
                         + "Ties are broken by time, then dimension values, ascending"),
-                Param.query(LIMIT, "integer", "top-N: the first N rows after ordering (exact), 1.." + maxLimit),
-                Param.query(FORMAT, "string", "response format").oneOf(List.of("json", "csv")).withDefault("json")));
+                Param.query(LIMIT, "integer", "top-N: the first N rows after ordering (exact), 1.." + maxLimit
+                        + "; without it json answers at most report.max.result.rows rows, csv and ndjson every row"),
+                Param.query(FORMAT, "string", "json: one document, capped at report.max.result.rows rows without limit; "
+                        + "csv and ndjson: streamed, every row (no cap) unless orderBy or limit asks for a top-N; "
+                        + "day statuses in the Adreport-Days header, and for ndjson in a final {\"rows\",\"days\"} line")
+                        .oneOf(List.of("json", "csv", "ndjson")).withDefault("json")));
         for (Dimension d : cube.dimensions()) {
             out.add(Param.query(d.name(), "string", "filter: only rows whose " + d.name()
                     + " equals this value (only for rollups that have the dimension; one value)"));
@@ -80,7 +84,7 @@ final class ReportParams {
 
     String format(Context ctx) {
         return ctx.queryParamAsClass(FORMAT, String.class)
-                .check(v -> v.equals("json") || v.equals("csv"), "must be json or csv").getOrDefault("json");
+                .check(v -> v.equals("json") || v.equals("csv") || v.equals("ndjson"), "must be json, csv or ndjson").getOrDefault("json");
     }
 
     ReportQuery parse(Context ctx, Rollup rollup) {

@@ -1,12 +1,10 @@
 package io.adreport.report.query;
 
-import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -21,16 +19,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.filter.BinaryComponentComparator;
-import org.apache.hadoop.hbase.filter.RowFilter;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Reads the counter rows of a {@link QueryPlan} and sums them into (output bucket, groupBy
@@ -41,9 +35,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * bucket over [fromMinute, toMinute) of the stored granularity — the salt hashes the series, so
  * any series can be in any bucket — run in parallel on the shared bounded executor and merged.
  * Never a full-table scan: every scan is bounded by its bucket's time range. When the leading
- * dimensions are fixed (always the tenant for a tenant key) a server-side {@link RowFilter}
- * with a {@link BinaryComponentComparator} at {@link RowKeyCodec#COUNTER_VALUES_OFFSET} drops
- * other rows in the region server; remaining filters are applied here.
+ * dimensions are fixed (always the tenant for a tenant key) a server-side row filter at
+ * {@link RowKeyCodec#COUNTER_VALUES_OFFSET} drops other rows in the region server; remaining
+ * filters are applied here (both by {@link RowDecoder}).
  *
  * <p><b>Bounds.</b> Rows read by all tasks of one report are counted; past
  * {@code maxRowsScanned} every task stops and the report fails with a {@link QueryException}.
@@ -153,39 +147,14 @@ public final class CounterReader {
     private final class Job {
         private final ReportQuery q;
         private final QueryPlan plan;
-        private final byte[][] qualifiers;
-        private final int[] groupPositions;
-        private final int[] filterPositions;
-        private final String[] filterValues;
-        private final byte[] fixedPrefix;
+        private final RowDecoder decoder;
         private final AtomicLong rows = new AtomicLong();
         private volatile boolean stopped;
 
         Job(ReportQuery q, QueryPlan plan) {
             this.q = q;
             this.plan = plan;
-            this.qualifiers = plan.columns().stream().map(Bytes::toBytes).toArray(byte[][]::new);
-            Rollup r = q.rollup();
-            this.groupPositions = q.groupBy().stream().mapToInt(r.dimensions()::indexOf).toArray();
-            // Leading fixed dimensions are matched in the region server; the rest here.
-            ByteArrayOutputStream prefix = new ByteArrayOutputStream();
-            int lead = 0;
-            while (lead < r.dimensions().size() && q.filters().containsKey(r.dimensions().get(lead))) {
-                prefix.writeBytes(RowKeyCodec.terminatedValue(q.filters().get(r.dimensions().get(lead))));
-                lead++;
-            }
-            this.fixedPrefix = lead == 0 ? null : prefix.toByteArray();
-            List<Integer> positions = new ArrayList<>();
-            List<String> values = new ArrayList<>();
-            for (int i = lead; i < r.dimensions().size(); i++) {
-                String v = q.filters().get(r.dimensions().get(i));
-                if (v != null) {
-                    positions.add(i);
-                    values.add(v);
-                }
-            }
-            this.filterPositions = positions.stream().mapToInt(Integer::intValue).toArray();
-            this.filterValues = values.toArray(String[]::new);
+            this.decoder = new RowDecoder(codec, q, plan);
         }
 
         void stop() {
@@ -196,7 +165,7 @@ public final class CounterReader {
             List<Get> gets = new ArrayList<>(keys.size());
             for (byte[] k : keys) {
                 Get g = new Get(k);
-                for (byte[] qual : qualifiers) {
+                for (byte[] qual : decoder.qualifiers()) {
                     g.addColumn(TableLayout.COUNTER_FAMILY, qual);
                 }
                 gets.add(g);
@@ -219,14 +188,7 @@ public final class CounterReader {
 
         Map<GroupKey, long[]> scan(int salt) throws IOException {
             KeyRange range = codec.counterTimeRange(salt, plan.stored(), plan.fromMinute(), plan.toMinute());
-            Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING);
-            for (byte[] qual : qualifiers) {
-                scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
-            }
-            if (fixedPrefix != null) {
-                scan.setFilter(new RowFilter(CompareOperator.EQUAL,
-                        new BinaryComponentComparator(fixedPrefix, RowKeyCodec.COUNTER_VALUES_OFFSET)));
-            }
+            Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING));
             Map<GroupKey, long[]> out = new HashMap<>();
             long t0 = System.nanoTime();
             try (Table table = connection.getTable(layout.counterTable(q.rollup()));
@@ -255,28 +217,17 @@ public final class CounterReader {
         }
 
         private void add(Map<GroupKey, long[]> out, Result r) {
-            CounterKey key = codec.parseCounterKey(r.getRow());
+            CounterKey key = decoder.parse(r.getRow());
             List<String> values = key.values();
-            for (int i = 0; i < filterPositions.length; i++) {
-                if (!values.get(filterPositions[i]).equals(filterValues[i])) {
-                    return;
-                }
+            if (!decoder.matches(values)) {
+                return;
             }
             int bucket = plan.buckets().indexOf(key.bucketMinute());
             if (bucket < 0) {
                 return;
             }
-            String[] group = new String[groupPositions.length];
-            for (int i = 0; i < group.length; i++) {
-                group[i] = values.get(groupPositions[i]);
-            }
-            long[] sum = out.computeIfAbsent(new GroupKey(bucket, List.of(group)), k -> new long[qualifiers.length]);
-            for (int i = 0; i < qualifiers.length; i++) {
-                byte[] v = r.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
-                if (v != null && v.length == Bytes.SIZEOF_LONG) {
-                    sum[i] += Bytes.toLong(v);
-                }
-            }
+            long[] sum = out.computeIfAbsent(new GroupKey(bucket, List.of(decoder.group(values))), k -> new long[decoder.width()]);
+            decoder.addTo(sum, r);
         }
     }
 }

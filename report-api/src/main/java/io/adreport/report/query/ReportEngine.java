@@ -35,6 +35,11 @@ public final class ReportEngine {
         this.maxResultRows = maxResultRows;
     }
 
+    /** How {@code q} is read (the export streams the same plan). */
+    public QueryPlan plan(ReportQuery q) {
+        return planner.plan(q);
+    }
+
     public ReportResult run(ReportQuery q) {
         QueryPlan plan = planner.plan(q);
         Map<GroupKey, long[]> cells = reader.read(q, plan);
@@ -48,9 +53,8 @@ public final class ReportEngine {
                     + maxResultRows + "; set a limit, group by fewer dimensions or shorten the range");
         }
         List<ReportRow> rows = new ArrayList<>(cells.size());
-        boolean all = q.granularity() == ReportGranularity.ALL;
         for (Map.Entry<GroupKey, long[]> e : cells.entrySet()) {
-            rows.add(row(q, plan, e.getKey(), e.getValue(), all));
+            rows.add(row(cube, q, plan, e.getKey(), e.getValue()));
         }
         rows.sort(order(q));
         if (q.limit() != null && rows.size() > q.limit()) {
@@ -59,7 +63,9 @@ public final class ReportEngine {
         return new ReportResult(q, plan, rows);
     }
 
-    private ReportRow row(ReportQuery q, QueryPlan plan, GroupKey key, long[] sums, boolean all) {
+    /** One output row of a cell: groupBy values by name, stored and derived metrics in requested order. */
+    static ReportRow row(Cube cube, ReportQuery q, QueryPlan plan, GroupKey key, long[] sums) {
+        boolean all = q.granularity() == ReportGranularity.ALL;
         Map<String, String> dims = new LinkedHashMap<>();
         for (int i = 0; i < q.groupBy().size(); i++) {
             dims.put(q.groupBy().get(i), key.values().get(i));

@@ -49,7 +49,8 @@ class ApiContractTest {
         assertBad(BASE + "&orderBy=-bogus", "orderBy", "requested metric");
         assertBad(BASE + "&limit=0", "limit", "1..");
         assertBad(BASE + "&limit=ten", "limit", "integer");
-        assertBad(BASE + "&format=xml", "format", "json or csv");
+        assertBad(BASE + "&format=xml", "format", "json, csv or ndjson");
+        assertBad(BASE + "&format=NDJSON", "format", "json, csv or ndjson");
         assertBad(BASE + "&zone=z1", "zone", "not a dimension of rollup campaign");
         assertBad(BASE + "&colour=red", "colour", "not a parameter");
         assertBad(BASE + "&advertiser=adv1&advertiser=adv2", "advertiser", "once");

@@ -1,0 +1,471 @@
+package io.adreport.report.query;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.rowkey.CounterKey;
+import io.adreport.schema.rowkey.KeyRange;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Streams every row of a breakdown (the {@code format=csv} and {@code format=ndjson} export),
+ * each row written only once its sums are complete.
+ *
+ * <p><b>Order.</b> Rows come in time order, then in row-key order of their dimension values:
+ * the groupBy values taken in the rollup's dimension order, compared by UTF-8 bytes (Unicode code
+ * point order). That is the order the counter table already keeps inside one salt bucket, which
+ * is what makes the merge below possible.
+ *
+ * <p><b>Merge</b> (the usual case). Keys are salt first, so no single scan is in output order;
+ * but inside one salt bucket and one stored time bucket, rows are sorted by dimension values. A
+ * window of output buckets is read as one scan per salt bucket and stored bucket, and the scans
+ * are k-way merged by (output bucket, dimension values). When every dimension before the last
+ * groupBy dimension is grouped by or fixed by a filter, the rows of one group are adjacent in
+ * that order, so a group is complete — summed over every salt bucket and stored bucket — the
+ * moment the merge moves past it, and is written then. When each output bucket is one stored
+ * bucket (UTC {@code day} over DAY rows, {@code hour} over HOUR rows, {@code all} over one stored
+ * bucket), the whole export is one window of one scan per salt bucket; otherwise each output
+ * bucket is a window of (salt buckets × its stored buckets) scans, up to {@value #MAX_STREAMS}.
+ * Memory: the scanners' buffers ({@value #BUFFERED_ROWS} rows across a window) and one group,
+ * whatever the number of rows. Nothing is summed in a map.
+ *
+ * <p><b>Sum</b> (the fallback, e.g. {@code campaign} rollup grouped by campaign alone, whose rows
+ * for one campaign lie under every advertiser). Each output bucket is summed from its parallel
+ * salt-bucket scans into a map, sorted and written before the next is read. Memory: the distinct
+ * groups of one output bucket — for {@code granularity=all} that is the whole answer. Such a
+ * window may read at most {@code maxRowsScanned} rows (400, or a cut-off stream past the first).
+ *
+ * <p><b>First byte.</b> {@link #open} opens the first window's scanners (merge) or sums the
+ * first window (sum) before the caller commits a status, so a bad query or an unreachable HBase
+ * is still a clean 400 / 503. For a merge that is one round trip per scanner, opened in
+ * parallel, each with its first batch of rows; for a sum it is the first output bucket's whole
+ * read. The caller then sends the status and flushes the first row as soon as it is written.
+ *
+ * <p><b>Concurrency.</b> One {@link Export} belongs to the request thread that opened it; only
+ * scanner opening and sum scans run on the shared executor.
+ */
+public final class ExportReader {
+    /** Most scanners merged at once; beyond, a window is summed instead. */
+    static final int MAX_STREAMS = 1024;
+    /** Rows buffered across all scanners of one window (the scanner caching is split between them). */
+    static final int BUFFERED_ROWS = 16_000;
+
+    /** Where rows go; an {@link IOException} is the client going away. */
+    public interface RowSink {
+        void accept(ReportRow row) throws IOException;
+    }
+
+    private final Cube cube;
+    private final Connection connection;
+    private final TableLayout layout;
+    private final RowKeyCodec codec;
+    private final ExecutorService executor;
+    private final long maxRowsScanned;
+    private final Duration timeout;
+    private final Metrics.Counter rowsRead;
+
+    public ExportReader(Cube cube, Connection connection, TableLayout layout, ExecutorService executor, long maxRowsScanned,
+                        Duration timeout, Metrics metrics) {
+        this.cube = cube;
+        this.connection = connection;
+        this.layout = layout;
+        this.codec = new RowKeyCodec(cube);
+        this.executor = executor;
+        this.maxRowsScanned = maxRowsScanned;
+        this.timeout = timeout;
+        this.rowsRead = metrics.counter("adreport_report_rows_read_total", "Counter rows read by reports");
+    }
+
+    /** Plans the export and starts its first window; the caller must {@link Export#close} it. */
+    public Export open(ReportQuery q, QueryPlan plan) {
+        Export e = new Export(q, plan);
+        try {
+            e.start();
+            return e;
+        } catch (RuntimeException ex) {
+            e.close();
+            throw ex;
+        }
+    }
+
+    /** One scan: a salt bucket over stored bucket starts [fromMinute, toMinute). */
+    private record Range(int salt, long fromMinute, long toMinute) {
+    }
+
+    /** Output buckets [first, end) read by {@code ranges}. */
+    private record Window(int first, int end, List<Range> ranges) {
+    }
+
+    /** One running export. */
+    public final class Export implements AutoCloseable {
+        private final ReportQuery q;
+        private final QueryPlan plan;
+        private final RowDecoder decoder;
+        private final boolean merge;
+        private final List<Window> windows = new ArrayList<>();
+        private final int[] rollupOrder;
+        private final List<Scanner> open = new ArrayList<>();
+        private List<ReportRow> firstSum;
+        private long written;
+
+        Export(ReportQuery q, QueryPlan plan) {
+            this.q = q;
+            this.plan = plan;
+            this.decoder = new RowDecoder(codec, q, plan);
+            this.rollupOrder = decoder.groupIndexesInRollupOrder();
+            TimeBuckets buckets = plan.buckets();
+            int stored = plan.stored().minutes();
+            int salts = codec.saltBuckets();
+            boolean onePerBucket = plan.storedBuckets() == buckets.size();
+            long widest = 0;
+            for (int b = 0; b < buckets.size(); b++) {
+                widest = Math.max(widest, (bucketEnd(b) - bucketStart(b)) / stored);
+            }
+            this.merge = decoder.groupsAreContiguous(q.rollup()) && (onePerBucket || salts * widest <= MAX_STREAMS);
+            if (merge && onePerBucket) {
+                List<Range> ranges = new ArrayList<>();
+                for (int s = 0; s < salts; s++) {
+                    ranges.add(new Range(s, plan.fromMinute(), plan.toMinute()));
+                }
+                windows.add(new Window(0, buckets.size(), ranges));
+            } else {
+                for (int b = 0; b < buckets.size(); b++) {
+                    List<Range> ranges = new ArrayList<>();
+                    for (int s = 0; s < salts; s++) {
+                        if (merge) {
+                            for (long m = bucketStart(b); m < bucketEnd(b); m += stored) {
+                                ranges.add(new Range(s, m, m + stored));
+                            }
+                        } else {
+                            ranges.add(new Range(s, bucketStart(b), bucketEnd(b)));
+                        }
+                    }
+                    windows.add(new Window(b, b + 1, ranges));
+                }
+            }
+        }
+
+        /** "merge" or "sum": how the rows are made complete (see the class comment). */
+        public String strategy() {
+            return merge ? "merge" : "sum";
+        }
+
+        private long bucketStart(int b) {
+            return b == 0 ? plan.fromMinute() : plan.buckets().start(b).getEpochSecond() / 60;
+        }
+
+        private long bucketEnd(int b) {
+            return b + 1 < plan.buckets().size() ? plan.buckets().start(b + 1).getEpochSecond() / 60 : plan.toMinute();
+        }
+
+        void start() {
+            if (merge) {
+                openScanners(windows.get(0));
+            } else {
+                firstSum = sum(windows.get(0));
+            }
+        }
+
+        /** Writes every row; returns how many. HBase failures are {@link ReadFailure}s, the sink's are IOExceptions. */
+        public long writeTo(RowSink sink) throws IOException {
+            for (int w = 0; w < windows.size(); w++) {
+                Window window = windows.get(w);
+                if (merge) {
+                    if (w > 0) {
+                        openScanners(window);
+                    }
+                    mergeWindow(window, sink);
+                    closeScanners();
+                } else {
+                    List<ReportRow> rows = w == 0 ? firstSum : sum(window);
+                    firstSum = null;
+                    for (ReportRow r : rows) {
+                        emit(sink, r);
+                    }
+                }
+            }
+            return written;
+        }
+
+        private void emit(RowSink sink, ReportRow row) throws IOException {
+            sink.accept(row);
+            written++;
+        }
+
+        private void emit(RowSink sink, int bucket, String[] group, long[] sums) throws IOException {
+            emit(sink, ReportEngine.row(cube, q, plan, new GroupKey(bucket, List.of(group)), sums));
+        }
+
+        // --- merge -----------------------------------------------------------------------
+
+        private void openScanners(Window window) {
+            int caching = Math.max(32, Math.min(1000, BUFFERED_ROWS / window.ranges().size()));
+            List<Future<Scanner>> opening = new ArrayList<>();
+            for (Range r : window.ranges()) {
+                // the first batch is fetched here too, in parallel: a merge needs every scanner's first row
+                opening.add(executor.submit(() -> new Scanner(r, caching, window.ranges().size() <= 64).prime()));
+            }
+            RuntimeException failed = null;
+            for (Future<Scanner> f : opening) {
+                try {
+                    open.add(await(f)); // every opened scanner is tracked, so close() releases it
+                } catch (RuntimeException e) {
+                    failed = failed == null ? e : failed;
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+        }
+
+        private void closeScanners() {
+            open.forEach(Scanner::close);
+            open.clear();
+        }
+
+        private void mergeWindow(Window window, RowSink sink) throws IOException {
+            PriorityQueue<Scanner> heap = new PriorityQueue<>(Math.max(1, open.size()), Scanner.ORDER);
+            for (Scanner s : open) {
+                if (s.row != null) {
+                    heap.add(s);
+                }
+            }
+            boolean zeroFill = q.groupBy().isEmpty();
+            int nextZero = window.first();
+            int bucket = -1;
+            String[] group = null;
+            long[] sums = null;
+            while (!heap.isEmpty()) {
+                Scanner s = heap.poll();
+                if (group == null || s.bucket != bucket || !Arrays.equals(s.group, group)) {
+                    if (group != null) {
+                        emit(sink, bucket, group, sums);
+                        nextZero = bucket + 1;
+                    }
+                    for (; zeroFill && nextZero < s.bucket; nextZero++) {
+                        emit(sink, nextZero, new String[0], new long[decoder.width()]);
+                    }
+                    bucket = s.bucket;
+                    group = s.group;
+                    sums = new long[decoder.width()];
+                }
+                decoder.addTo(sums, s.row);
+                if (s.advance()) {
+                    heap.add(s);
+                }
+            }
+            if (group != null) {
+                emit(sink, bucket, group, sums);
+                nextZero = bucket + 1;
+            }
+            for (; zeroFill && nextZero < window.end(); nextZero++) {
+                emit(sink, nextZero, new String[0], new long[decoder.width()]);
+            }
+        }
+
+        /** One open scan and its current row (the row that passed the filters). */
+        private final class Scanner implements AutoCloseable {
+            static final Comparator<Scanner> ORDER = (a, b) -> {
+                int c = Integer.compare(a.bucket, b.bucket);
+                if (c != 0) {
+                    return c;
+                }
+                byte[] x = a.row.getRow();
+                byte[] y = b.row.getRow();
+                int off = RowKeyCodec.COUNTER_VALUES_OFFSET;
+                return Bytes.compareTo(x, off, x.length - off, y, off, y.length - off);
+            };
+
+            private final Table table;
+            private final ResultScanner rs;
+            Result row;
+            int bucket;
+            String[] group;
+
+            Scanner(Range r, int caching, boolean prefetch) throws IOException {
+                KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
+                Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop())
+                        .setCaching(caching).setAsyncPrefetch(prefetch));
+                this.table = connection.getTable(layout.counterTable(q.rollup()));
+                try {
+                    this.rs = table.getScanner(scan);
+                } catch (IOException | RuntimeException e) {
+                    table.close();
+                    throw e;
+                }
+            }
+
+            /** Reads the first row (null at once when the scan is empty). */
+            Scanner prime() {
+                advance();
+                return this;
+            }
+
+            /** Moves to the next row that passes the filters; false (and no row) at the end. */
+            boolean advance() {
+                try {
+                    for (Result r = rs.next(); r != null; r = rs.next()) {
+                        rowsRead.inc();
+                        CounterKey key = decoder.parse(r.getRow());
+                        if (!decoder.matches(key.values())) {
+                            continue;
+                        }
+                        int b = plan.buckets().indexOf(key.bucketMinute());
+                        if (b < 0) {
+                            continue;
+                        }
+                        row = r;
+                        bucket = b;
+                        group = decoder.group(key.values());
+                        return true;
+                    }
+                    row = null;
+                    return false;
+                } catch (IOException e) {
+                    throw new ReadFailure("reading counters failed: " + e, e);
+                }
+            }
+
+            @Override
+            public void close() {
+                rs.close();
+                try {
+                    table.close();
+                } catch (IOException ignored) {
+                    // a Table from a shared Connection holds nothing to release
+                }
+            }
+        }
+
+        // --- sum -------------------------------------------------------------------------
+
+        private List<ReportRow> sum(Window window) {
+            int bucket = window.first();
+            AtomicLong rows = new AtomicLong();
+            List<Future<Map<List<String>, long[]>>> parts = new ArrayList<>();
+            for (Range r : window.ranges()) {
+                Callable<Map<List<String>, long[]>> task = () -> sumScan(r, bucket, rows);
+                parts.add(executor.submit(task));
+            }
+            Map<List<String>, long[]> merged = new HashMap<>();
+            try {
+                for (Future<Map<List<String>, long[]>> f : parts) {
+                    await(f).forEach((g, add) -> {
+                        long[] sum = merged.computeIfAbsent(g, k -> new long[add.length]);
+                        for (int i = 0; i < add.length; i++) {
+                            sum[i] += add[i];
+                        }
+                    });
+                }
+            } finally {
+                parts.forEach(f -> f.cancel(true));
+            }
+            if (q.groupBy().isEmpty()) {
+                merged.computeIfAbsent(List.of(), k -> new long[decoder.width()]);
+            }
+            List<Map.Entry<List<String>, long[]>> cells = new ArrayList<>(merged.entrySet());
+            merged.clear();
+            cells.sort((a, b) -> compareGroups(a.getKey(), b.getKey()));
+            List<ReportRow> out = new ArrayList<>(cells.size());
+            for (Map.Entry<List<String>, long[]> c : cells) {
+                out.add(ReportEngine.row(cube, q, plan, new GroupKey(bucket, c.getKey()), c.getValue()));
+            }
+            return out;
+        }
+
+        private Map<List<String>, long[]> sumScan(Range r, int bucket, AtomicLong rows) throws IOException {
+            KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
+            Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(1000));
+            Map<List<String>, long[]> out = new HashMap<>();
+            try (Table table = connection.getTable(layout.counterTable(q.rollup()));
+                 ResultScanner rs = table.getScanner(scan)) {
+                for (Result res : rs) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        break;
+                    }
+                    rowsRead.inc();
+                    if (rows.incrementAndGet() > maxRowsScanned) {
+                        throw new QueryException("from", "one " + q.granularity().label() + " bucket of this export would read more than "
+                                + maxRowsScanned + " counter rows; use a finer granularity, group by leading dimensions or filter more");
+                    }
+                    CounterKey key = decoder.parse(res.getRow());
+                    if (!decoder.matches(key.values()) || plan.buckets().indexOf(key.bucketMinute()) != bucket) {
+                        continue;
+                    }
+                    decoder.addTo(out.computeIfAbsent(List.of(decoder.group(key.values())), k -> new long[decoder.width()]), res);
+                }
+            }
+            return out;
+        }
+
+        private int compareGroups(List<String> a, List<String> b) {
+            for (int i : rollupOrder) {
+                int c = compareCodePoints(a.get(i), b.get(i));
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        }
+
+        private <T> T await(Future<T> f) {
+            try {
+                return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof QueryException qe) {
+                    throw qe;
+                }
+                throw new ReadFailure("reading counters failed: " + e.getCause(), e.getCause());
+            } catch (TimeoutException e) {
+                f.cancel(true);
+                throw new ReadFailure("reading counters took longer than " + timeout.toMillis() + " ms", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReadFailure("interrupted", e);
+            }
+        }
+
+        @Override
+        public void close() {
+            closeScanners();
+        }
+    }
+
+    /** Unicode code point order, which is the UTF-8 byte order the row keys sort in. */
+    static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int x = a.codePointAt(i);
+            int y = b.codePointAt(j);
+            if (x != y) {
+                return Integer.compare(x, y);
+            }
+            i += Character.charCount(x);
+            j += Character.charCount(y);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
+}

@@ -19,6 +19,7 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.Javalin;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -74,7 +75,9 @@ public final class Aggregator implements AutoCloseable {
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry) {
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
-        SendGate gate = new SendGate();
+        // Twice the RPC timeout of a counter call (TableSource.of): an uncertain request still queued
+        // at a region server has passed its deadline by then and is dropped, never applied.
+        SendGate gate = new SendGate(Duration.ofMillis(2 * Math.min(config.hbaseTimeout().toMillis(), 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate);
         watcher.start(config.dayClosePoll());
@@ -90,9 +93,9 @@ public final class Aggregator implements AutoCloseable {
                 return t;
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
-                    config.flushDurability(), metrics);
+                    config.flushDurability(), metrics, gate, watcher::isClosed);
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
-                    watcher, gate, metrics, config.flushInterval());
+                    watcher, metrics, config.flushInterval());
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());
         registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",

@@ -67,6 +67,7 @@ class DayCloseTest {
             agg.flushNow();
 
             assertEquals(25, agg.stats().late.get());
+            awaitLateMark(meta, closing);
             assertTrue(agg.stats().cellsDroppedClosedDay.get() > 0, "buffered cells of the closed day were dropped");
         }
         assertEquals(recount.expected, w.counters(), "the closed day holds only what was flushed before it closed");
@@ -155,6 +156,17 @@ class DayCloseTest {
             try (Table t = w.hbase().connection().getTable(w.layout().counterTable(rollup))) {
                 t.batch(e.getValue(), new Object[e.getValue().size()]);
             }
+        }
+    }
+
+    /** The watcher marks the closed day late in meta on its next poll (100 ms here): the nightly scheduler recounts it. */
+    private static void awaitLateMark(MetaStore meta, LocalDate day) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!meta.day(day).lateSinceClose()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("late events of " + day + " were never marked in meta");
+            }
+            Thread.sleep(50);
         }
     }
 

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * marks it) are all reconciled; an unchanged reconciled day costs nothing.
  *
  * <p>Catch-up: {@link #start()} first runs, at once, the due days whose own nightly run time
- * has already passed (after downtime), then follows the schedule.
+ * has already passed, then follows the schedule — but only after downtime: when the meta table
+ * knows a closed or reconciled day in the window or the day before it. A fresh stack (every day
+ * live) waits for the nightly time, so that it never closes a day early.
  *
  * <p>Concurrency: one daemon thread owns the schedule; {@link #runOnce()} may also be called
  * by a test or an operator — the {@link Reconciler} serialises runs. Each run schedules the next
@@ -121,9 +123,18 @@ public final class ReconcileScheduler implements AutoCloseable {
         return due;
     }
 
-    /** The due days whose nightly run time (the day after, at {@code reconcile.time}) is not after {@code now}. */
+    /**
+     * After downtime, the due days whose nightly run time (the day after, at {@code reconcile.time})
+     * is not after {@code now}; none when no day of the window or the day before it was ever closed.
+     */
     public List<LocalDate> catchUpDays(Instant now) {
+        List<LocalDate> window = window(now);
+        boolean ranBefore = states.days(window.get(0).minusDays(1), window.get(window.size() - 1)).values().stream()
+                .anyMatch(MetaStore.DayState::closed);
         List<LocalDate> out = new ArrayList<>();
+        if (!ranBefore) {
+            return out;
+        }
         for (LocalDate d : daysFor(now)) {
             if (!d.plusDays(1).atTime(config.time()).toInstant(ZoneOffset.UTC).isAfter(now)) {
                 out.add(d);

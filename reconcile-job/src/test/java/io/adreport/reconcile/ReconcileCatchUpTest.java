@@ -79,6 +79,8 @@ class ReconcileCatchUpTest {
         MutableClock clock = new MutableClock(today.atTime(2, 0).toInstant(ZoneOffset.UTC));
         MetaStore meta = meta(hbase, clock, "early");
         ReconcileScheduler s = new ReconcileScheduler(CONFIG, clock, meta::days, day -> reconcile(meta, day));
+        assertEquals(List.of(), s.catchUpDays(clock.instant()), "a fresh stack (no day ever closed) does not catch up");
+        reconcile(meta, today.minusDays(5)); // the stack ran before: the day before the window was reconciled
         // At 02:00, yesterday's nightly run (03:00) is still ahead: it keeps counting live until then.
         assertEquals(List.of(today.minusDays(4), today.minusDays(3), today.minusDays(2)), s.catchUpDays(clock.instant()));
         assertEquals(List.of(today.minusDays(4), today.minusDays(3), today.minusDays(2), today.minusDays(1)),

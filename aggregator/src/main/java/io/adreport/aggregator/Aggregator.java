@@ -75,9 +75,9 @@ public final class Aggregator implements AutoCloseable {
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry) {
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
-        // Twice the RPC timeout of a counter call (TableSource.of): an uncertain request still queued
-        // at a region server has passed its deadline by then and is dropped, never applied.
-        SendGate gate = new SendGate(Duration.ofMillis(2 * Math.min(config.hbaseTimeout().toMillis(), 60_000)));
+        // One RPC timeout of a counter call (TableSource.of) after an uncertain call returned: a request
+        // that reached a region server before then and still waits in its queue has passed its deadline.
+        SendGate gate = new SendGate(Duration.ofMillis(Math.min(config.hbaseTimeout().toMillis(), 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate);
         watcher.start(config.dayClosePoll());

@@ -44,11 +44,13 @@ import org.slf4j.LoggerFactory;
  *       have failed, or may still wait in a region server's call queue. The client's retries
  *       reuse the operation's nonce, so they cannot apply it twice, and a region server drops a
  *       queued call that has not started by its deadline (arrival + the client's RPC timeout).
- *       The gate therefore keeps D unacknowledged for twice the RPC timeout after such a call
- *       returned: any attempt still queued has passed its deadline by then.</li>
+ *       The gate therefore keeps D unacknowledged for one RPC timeout after such a call
+ *       returned: any attempt that reached the server before the call returned and is still
+ *       queued has passed its deadline by then.</li>
  * </ol>
  * Residual risk, named: a call that a region server started before its deadline and is still
- * executing (blocked on a row lock or a full MemStore) past the hold. The day is then reconciled
+ * executing (blocked on a row lock or a full MemStore) past the hold, or a request that reaches
+ * the server only after the client gave up on it. The day is then reconciled
  * again the next night only if something else marks it (late events, an unacknowledged close).
  *
  * <p>Late events: {@link #noteLate} records a closed day for which an event was stored; the next

@@ -24,9 +24,9 @@ import java.util.Set;
  * <p>Uncertain outcomes. A call that returned with an error may have been applied or not; worse,
  * its request may still wait in a region server's queue. A region server drops a queued call
  * whose deadline (arrival + the client's RPC timeout) has passed before it starts it, so a day
- * with such a call is held back from {@code quiet} for {@code uncertainHold} (twice the RPC
- * timeout) after the call returned: by then the request has either been applied, or been
- * dropped. See the class comment of {@link DayCloseWatcher} and docs/RECONCILE.md.
+ * with such a call is held back from {@code quiet} for {@code uncertainHold} (the RPC timeout)
+ * after the call returned: a request that arrived before the call returned has by then either
+ * started, or been dropped. See the class comment of {@link DayCloseWatcher} and docs/RECONCILE.md.
  *
  * <p>Concurrency: every field is guarded by this gate's monitor; waits use {@link #wait}, so a
  * closing registration wakes a waiting watcher at once. Times are {@link System#nanoTime()}:

@@ -19,6 +19,7 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.Javalin;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -74,7 +75,9 @@ public final class Aggregator implements AutoCloseable {
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry) {
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
-        SendGate gate = new SendGate();
+        // One RPC timeout of a counter call (TableSource.of) after an uncertain call returned: a request
+        // that reached a region server before then and still waits in its queue has passed its deadline.
+        SendGate gate = new SendGate(Duration.ofMillis(Math.min(config.hbaseTimeout().toMillis(), 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate);
         watcher.start(config.dayClosePoll());
@@ -90,9 +93,9 @@ public final class Aggregator implements AutoCloseable {
                 return t;
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
-                    config.flushDurability(), metrics);
+                    config.flushDurability(), metrics, gate, watcher::isClosed);
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
-                    watcher, gate, metrics, config.flushInterval());
+                    watcher, metrics, config.flushInterval());
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());
         registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",

@@ -1,6 +1,7 @@
 package io.adreport.reconcile;
 
 import io.adreport.reconcile.report.DriftReport;
+import io.adreport.schema.meta.MetaStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,6 +9,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the reconciliation every day at {@code reconcile.time} UTC for yesterday and the
- * {@code reconcile.lookback.days} days before it (oldest first), so late events of those days
- * are counted too; re-running an unchanged day writes nothing.
+ * Runs the reconciliation every day at {@code reconcile.time} UTC over the look-back window —
+ * yesterday and the {@code reconcile.lookback.days} days before it — oldest first. A day of the
+ * window is due unless it is settled: reconciled, and no event stored for it since its last
+ * close ({@code MetaStore.DayState.settled}). So a day missed during downtime, a day whose run
+ * failed (left {@code closing}), and a reconciled day that got late events since (the aggregator
+ * marks it) are all reconciled; an unchanged reconciled day costs nothing.
+ *
+ * <p>Catch-up: {@link #start()} first runs, at once, the due days whose own nightly run time
+ * has already passed, then follows the schedule — but only after downtime: when the meta table
+ * knows a closed or reconciled day in the window or the day before it. A fresh stack (every day
+ * live) waits for the nightly time, so that it never closes a day early.
  *
  * <p>Concurrency: one daemon thread owns the schedule; {@link #runOnce()} may also be called
  * by a test or an operator — the {@link Reconciler} serialises runs. Each run schedules the next
@@ -35,21 +45,34 @@ public final class ReconcileScheduler implements AutoCloseable {
         DriftReport reconcile(LocalDate day) throws Exception;
     }
 
+    /** The states of the days in a range (the meta table in production). */
+    @FunctionalInterface
+    public interface DayStates {
+        Map<LocalDate, MetaStore.DayState> days(LocalDate from, LocalDate toInclusive);
+    }
+
     private final ReconcileConfig config;
     private final Clock clock;
+    private final DayStates states;
     private final DayTask task;
     private final LongAdder runs = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private ScheduledExecutorService executor;
 
-    public ReconcileScheduler(ReconcileConfig config, Clock clock, DayTask task) {
+    public ReconcileScheduler(ReconcileConfig config, Clock clock, DayStates states, DayTask task) {
         this.config = config;
         this.clock = clock;
+        this.states = states;
         this.task = task;
     }
 
+    /** Every day of the window is due (no day states known). */
+    public ReconcileScheduler(ReconcileConfig config, Clock clock, DayTask task) {
+        this(config, clock, (from, to) -> Map.of(), task);
+    }
+
     public ReconcileScheduler(ReconcileConfig config, Clock clock, Reconciler reconciler) {
-        this(config, clock, day -> reconciler.reconcile(day, false, null));
+        this(config, clock, reconciler::dayStates, day -> reconciler.reconcile(day, false, null));
     }
 
     public synchronized void start() {
@@ -61,6 +84,10 @@ public final class ReconcileScheduler implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        Instant now = clock.instant();
+        if (!catchUpDays(now).isEmpty()) {
+            executor.execute(() -> runDays(catchUpDays(clock.instant()), "catch-up"));
+        }
         scheduleNext();
         LOG.info("nightly reconcile at {} UTC for yesterday and {} days before; next run {}", config.time(),
                 config.lookbackDays(), nextRun(clock.instant()));
@@ -72,8 +99,8 @@ public final class ReconcileScheduler implements AutoCloseable {
         return today.isAfter(now) ? today : today.plus(Duration.ofDays(1));
     }
 
-    /** The days a run at {@code now} reconciles: yesterday and the look-back days, oldest first. */
-    public List<LocalDate> daysFor(Instant now) {
+    /** The window of a run at {@code now}: yesterday and the look-back days, oldest first. */
+    public List<LocalDate> window(Instant now) {
         LocalDate yesterday = LocalDate.ofInstant(now, ZoneOffset.UTC).minusDays(1);
         List<LocalDate> days = new ArrayList<>();
         for (int k = config.lookbackDays(); k >= 0; k--) {
@@ -82,15 +109,56 @@ public final class ReconcileScheduler implements AutoCloseable {
         return days;
     }
 
+    /** The days a run at {@code now} reconciles: the window's days that are not settled, oldest first. */
+    public List<LocalDate> daysFor(Instant now) {
+        List<LocalDate> window = window(now);
+        Map<LocalDate, MetaStore.DayState> known = states.days(window.get(0), window.get(window.size() - 1));
+        List<LocalDate> due = new ArrayList<>();
+        for (LocalDate d : window) {
+            MetaStore.DayState s = known.get(d);
+            if (s == null || !s.settled()) {
+                due.add(d);
+            }
+        }
+        return due;
+    }
+
+    /**
+     * After downtime, the due days whose nightly run time (the day after, at {@code reconcile.time})
+     * is not after {@code now}; none when no day of the window or the day before it was ever closed.
+     */
+    public List<LocalDate> catchUpDays(Instant now) {
+        List<LocalDate> window = window(now);
+        boolean ranBefore = states.days(window.get(0).minusDays(1), window.get(window.size() - 1)).values().stream()
+                .anyMatch(MetaStore.DayState::closed);
+        List<LocalDate> out = new ArrayList<>();
+        if (!ranBefore) {
+            return out;
+        }
+        for (LocalDate d : daysFor(now)) {
+            if (!d.plusDays(1).atTime(config.time()).toInstant(ZoneOffset.UTC).isAfter(now)) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
     /** Reconciles the days due now; returns the reports of the days that succeeded. */
     public List<DriftReport> runOnce() {
+        return runDays(daysFor(clock.instant()), "nightly");
+    }
+
+    private List<DriftReport> runDays(List<LocalDate> days, String why) {
         List<DriftReport> done = new ArrayList<>();
-        for (LocalDate day : daysFor(clock.instant())) {
+        if (!days.isEmpty()) {
+            LOG.info("{} reconcile of {}", why, days);
+        }
+        for (LocalDate day : days) {
             runs.increment();
             try {
                 DriftReport r = task.reconcile(day);
                 done.add(r);
-                LOG.info("nightly reconcile of {}: {} cells corrected, absolute drift {}", day,
+                LOG.info("{} reconcile of {}: {} cells corrected, absolute drift {}", why, day,
                         r.totals().cellsCorrected(), r.totals().absoluteDrift());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -98,7 +166,7 @@ public final class ReconcileScheduler implements AutoCloseable {
                 return done;
             } catch (Exception e) {
                 failures.increment();
-                LOG.error("nightly reconcile of {} failed", day, e);
+                LOG.error("{} reconcile of {} failed", why, day, e);
             }
         }
         return done;

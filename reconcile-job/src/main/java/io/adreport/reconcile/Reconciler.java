@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.slf4j.Logger;
@@ -67,9 +68,18 @@ public final class Reconciler {
         DriftReport report = ReconcileJob.run(jobConf, layout, day, false, clock, progress)
                 .withUnacknowledged(outcome.unacknowledged());
         meta.markReconciled(day, report.toJson());
+        if (!outcome.unacknowledged().isEmpty()) {
+            // A silent live aggregator may still increment D after the job's writes: recount D again next night.
+            meta.markLate(day);
+        }
         LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}", day,
                 report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift());
         return report;
+    }
+
+    /** The states of the days in [from, to] (the scheduler's view of what is due). */
+    public Map<LocalDate, MetaStore.DayState> dayStates(LocalDate from, LocalDate toInclusive) {
+        return meta.days(from, toInclusive);
     }
 
     /** The job alone, in this JVM's local job runner or on the configured cluster: no close, no record. */

@@ -60,6 +60,8 @@ class ReconcileSchedulerTest {
             s.start();
             assertTrue(fired.await(10, TimeUnit.SECONDS), "the run fired");
         }
-        assertEquals(LocalDate.of(2026, 11, 28), asked.get(3));
+        // No day known closed: no catch-up at start (a fresh stack), the whole window at 03:00.
+        assertEquals(List.of(LocalDate.of(2026, 11, 25), LocalDate.of(2026, 11, 26), LocalDate.of(2026, 11, 27),
+                LocalDate.of(2026, 11, 28)), asked);
     }
 }

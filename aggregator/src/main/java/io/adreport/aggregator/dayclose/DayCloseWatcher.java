@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -18,11 +20,43 @@ import org.slf4j.LoggerFactory;
  * The aggregator's side of the day-close handshake.
  *
  * <p>Every poll interval it reads the days in the watch window that are closing or reconciled.
- * When the set grows it (1) publishes the new set, which the counter path reads before each
- * flush and each naive increment, (2) waits on the {@link SendGate} for every send that may have
- * read the old set, and only then (3) writes {@code MetaStore.heartbeat(id, closedDays)}: the
- * acknowledgement the nightly job waits for means "no increment of these days is in flight or
- * will be sent by me". Without news it heartbeats every heartbeat interval.
+ * When the set grows it (1) publishes the new set, which every sender reads after registering
+ * with the {@link SendGate} (a flush batch call, or one event's naive increments), (2) asks the
+ * gate which closed days are quiet — no registered call carries their cells, no uncertain call
+ * of theirs may still be applied — waiting up to one poll interval, and (3) writes
+ * {@code MetaStore.heartbeat(id, quietDays)}: the acknowledgement the nightly job waits for means
+ * "no increment of these days is in flight or will be sent by me". A day that is not quiet yet is
+ * acknowledged by a later poll; heartbeats go on meanwhile, so the job keeps counting this
+ * aggregator as live and waits for it. Without news it heartbeats every heartbeat interval.
+ *
+ * <p>Why the acknowledgement does not wait for a running flush: a flush is many batch calls;
+ * each one registers its day, reads the closed days, and skips a closed day's cells instead of
+ * sending them (those events are stored raw: the recount counts them). So only the calls already
+ * on the wire for the closing day are waited for — at most one round trip — not the rest of the
+ * flush. Why no increment of a day lands after its acknowledgement:
+ * <ol>
+ *   <li>No call carrying day D is <em>started</em> after D is published: the gate orders each
+ *       registration against the watcher's check, so a sender that registered after the check
+ *       reads D as closed and skips it (see {@link SendGate}).</li>
+ *   <li>Every call carrying D that started before has <em>returned</em> before D is acknowledged.
+ *       Returned with results, its increments were applied before the acknowledgement.</li>
+ *   <li>Returned with an error, the outcome is unknown: the request may have been applied, may
+ *       have failed, or may still wait in a region server's call queue. The client's retries
+ *       reuse the operation's nonce, so they cannot apply it twice, and a region server drops a
+ *       queued call that has not started by its deadline (arrival + the client's RPC timeout).
+ *       The gate therefore keeps D unacknowledged for one RPC timeout after such a call
+ *       returned: any attempt that reached the server before the call returned and is still
+ *       queued has passed its deadline by then.</li>
+ * </ol>
+ * Residual risk, named: a call that a region server started before its deadline and is still
+ * executing (blocked on a row lock or a full MemStore) past the hold, or a request that reaches
+ * the server only after the client gave up on it. The day is then reconciled
+ * again the next night only if something else marks it (late events, an unacknowledged close).
+ *
+ * <p>Late events: {@link #noteLate} records a closed day for which an event was stored; the next
+ * poll writes {@code MetaStore.markLate(day)} so that a day reconciled before that event is
+ * reconciled again the next night. (The mark follows the raw write: a crash between the two loses
+ * the mark, not the event.)
  *
  * <p>Concurrency: one scheduler thread owns polling and heartbeats; {@link #closedDays()} is a
  * volatile read of an immutable set, safe from any thread. A day once seen closed stays closed
@@ -42,7 +76,9 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final SendGate gate;
     private final ScheduledExecutorService scheduler;
     private final LongAdder failures = new LongAdder();
+    private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
     private volatile Set<Long> closedEpochDays = Set.of();
+    private Duration quietWait = Duration.ofSeconds(1); // scheduler thread only
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
 
@@ -62,6 +98,7 @@ public final class DayCloseWatcher implements AutoCloseable {
 
     /** Reads the meta table once synchronously (so the first events see closed days), then polls. */
     public void start(Duration poll) {
+        quietWait = poll;
         pollOnce();
         scheduler.scheduleWithFixedDelay(this::pollOnce, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -75,32 +112,68 @@ public final class DayCloseWatcher implements AutoCloseable {
         return closedEpochDays;
     }
 
+    /** An event of closed {@code epochDay} was stored: the next poll marks the day late in meta. */
+    public void noteLate(long epochDay) {
+        lateDays.add(epochDay);
+    }
+
     public long failures() {
         return failures.sum();
     }
 
-    /** One poll: read, publish, quiesce, acknowledge. Package-visible for tests; thread-confined to the scheduler otherwise. */
+    /** One poll: read, publish, wait for quiet, acknowledge. Package-visible for tests; thread-confined to the scheduler otherwise. */
     synchronized void pollOnce() {
         try {
             LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
             Set<LocalDate> closed = meta.closedDays(today.minusDays(windowDays), today.plusDays(1));
             Set<Long> days = new HashSet<>(closedEpochDays);
             closed.forEach(d -> days.add(d.toEpochDay()));
-            boolean news = !acknowledged.containsAll(closed);
-            if (news) {
-                closedEpochDays = Set.copyOf(days);
-                gate.quiesce();
+            if (!closedEpochDays.containsAll(days)) {
+                closedEpochDays = Set.copyOf(days); // published before the gate is asked: see SendGate
                 LOG.info("days closed for live counting: {}", closed);
             }
+            Set<LocalDate> quiet = quietOf(closed);
+            boolean news = !acknowledged.containsAll(quiet);
             long now = clock.millis();
             if (news || lastHeartbeatMillis == Long.MIN_VALUE || now - lastHeartbeatMillis >= heartbeatInterval.toMillis()) {
-                meta.heartbeat(aggregatorId, closed);
-                acknowledged = Set.copyOf(closed);
+                meta.heartbeat(aggregatorId, quiet);
+                acknowledged = Set.copyOf(quiet);
                 lastHeartbeatMillis = now;
             }
+            markLate();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             failures.increment();
             LOG.warn("day-close poll failed (will retry): {}", e.toString());
+        }
+    }
+
+    private Set<LocalDate> quietOf(Set<LocalDate> closed) throws InterruptedException {
+        Set<Long> epochDays = new HashSet<>();
+        closed.forEach(d -> epochDays.add(d.toEpochDay()));
+        Set<Long> quiet = gate.quiet(epochDays, acknowledged.containsAll(closed) ? Duration.ZERO : quietWait);
+        Set<LocalDate> out = new HashSet<>();
+        for (LocalDate d : closed) {
+            if (quiet.contains(d.toEpochDay())) {
+                out.add(d);
+            } else {
+                LOG.info("close of {} not acknowledged yet: increments of it are in flight or uncertain", d);
+            }
+        }
+        return out;
+    }
+
+    private void markLate() {
+        for (Long day : List.copyOf(lateDays)) {
+            if (lateDays.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
+                try {
+                    meta.markLate(LocalDate.ofEpochDay(day));
+                } catch (RuntimeException e) {
+                    lateDays.add(day);
+                    throw e;
+                }
+            }
         }
     }
 

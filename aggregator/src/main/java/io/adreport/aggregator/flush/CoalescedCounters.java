@@ -4,7 +4,6 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.aggregator.coalesce.CounterCells;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
-import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
 import java.util.List;
@@ -21,11 +20,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: raw-store writer threads call {@link #count} concurrently (the buffer is built
  * for that). Flushes never overlap: the flusher thread, {@link #flushNow()} and {@link #close()}
- * all flush under {@code flushLock}. Each flush runs inside the {@link SendGate}'s shared side
- * and reads the closed days inside it, so the day-close watcher can wait for it.
+ * all flush under {@code flushLock}.
  *
- * <p>Day close: cells of a closed day are skipped when added and dropped (and counted) before
- * each flush, so none is sent once the watcher has published the day.
+ * <p>Day close: cells of a closed day are skipped when added, and the {@link Flusher} drops a
+ * closed day's cells before each batch call (registered with the {@code SendGate}), so none is
+ * sent once the watcher has published the day — also in a flush that was already running — and
+ * the watcher never waits for a whole flush.
  *
  * <p>Shutdown: {@link #close()} stops the thread and flushes what is left.
  */
@@ -36,7 +36,6 @@ public final class CoalescedCounters implements CounterWriter {
     private final CoalescingBuffer buffer;
     private final Flusher flusher;
     private final DayCloseWatcher days;
-    private final SendGate gate;
     private final AggregatorMetrics metrics;
     private final long intervalNanos;
     private final ReentrantLock flushLock = new ReentrantLock();
@@ -46,12 +45,11 @@ public final class CoalescedCounters implements CounterWriter {
     private volatile boolean running = true;
 
     public CoalescedCounters(CounterCells cells, CoalescingBuffer buffer, Flusher flusher, DayCloseWatcher days,
-                             SendGate gate, AggregatorMetrics metrics, Duration interval) {
+                             AggregatorMetrics metrics, Duration interval) {
         this.cells = cells;
         this.buffer = buffer;
         this.flusher = flusher;
         this.days = days;
-        this.gate = gate;
         this.metrics = metrics;
         this.intervalNanos = interval.toNanos();
         metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
@@ -104,16 +102,11 @@ public final class CoalescedCounters implements CounterWriter {
     private FlushReport flushOnce() {
         flushLock.lock();
         try {
-            gate.enter();
-            try {
-                List<CoalescingBuffer.RowCells> rows = buffer.drain();
-                if (rows.isEmpty()) {
-                    return FlushReport.EMPTY;
-                }
-                return flusher.send(rows, days.closedDays());
-            } finally {
-                gate.exit();
+            List<CoalescingBuffer.RowCells> rows = buffer.drain();
+            if (rows.isEmpty()) {
+                return FlushReport.EMPTY;
             }
+            return flusher.send(rows);
         } finally {
             flushLock.unlock();
         }

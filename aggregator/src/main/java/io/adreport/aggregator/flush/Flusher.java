@@ -4,14 +4,18 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
 import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Increment;
@@ -25,9 +29,16 @@ import org.slf4j.LoggerFactory;
  * Sends one drained buffer generation to HBase as multi-column Increments.
  *
  * <p>Batching: one Increment per counter row (the buffer holds one entry per row), grouped by
- * table into {@code Table.batch} calls of at most {@code batchRows}, run as many at a time as
- * the pool has threads: the region server applies the increments of one call one after another, so parallel
- * calls are what uses more of its handlers.
+ * table and UTC day into {@code Table.batch} calls of at most {@code batchRows}, run as many at a
+ * time as the pool has threads: the region server applies the increments of one call one after
+ * another, so parallel calls are what uses more of its handlers.
+ *
+ * <p>Day close: each call carries one day. Just before it is sent it registers its day with the
+ * {@link SendGate} and then reads the closed days; a call of a closed day is dropped (its cells
+ * counted in {@code adreport_cells_dropped_closed_day_total}) instead of sent. A day that closes
+ * while a long flush runs thus loses the rest of its cells in that flush, and the watcher waits
+ * only for the calls of that day already on the wire (see {@code DayCloseWatcher}). The events
+ * behind dropped cells are stored raw, so the nightly recount counts them.
  *
  * <p>Failure: an Increment whose result slot holds a {@code Result} was applied. Any other
  * outcome (an exception in its slot, or no slot filled because the call failed as a whole) is
@@ -35,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * new nonce (HBase nonces only cover the client's own retries inside one call), so it could apply
  * twice. Uncertain cells are therefore never resent: they are counted in
  * {@code adreport_increment_cells_unapplied_total}, logged, and left to the nightly job, which
- * recomputes the day from raw events. Live counters can thus lag but never double-count.
+ * recomputes the day from raw events. Live counters can thus lag but never double-count. An
+ * uncertain call is also reported to the gate, which holds its day's close acknowledgement until
+ * the request can no longer be applied.
  */
 public final class Flusher {
     private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
@@ -47,11 +60,19 @@ public final class Flusher {
     private final int batchRows;
     private final AggregatorMetrics metrics;
     private final Durability durability;
+    private final SendGate gate;
+    private final LongPredicate closed;
 
-    /** {@code pool}'s thread count is the number of {@code Table.batch} calls in flight. */
+    /**
+     * {@code pool}'s thread count is the number of {@code Table.batch} calls in flight;
+     * {@code closed} tells whether a UTC epoch day is closed for live counting (read after each
+     * call registered with {@code gate}).
+     */
     public Flusher(TableLayout layout, CounterCells cells, TableSource tables, ExecutorService pool, int batchRows,
-                   Durability durability, AggregatorMetrics metrics) {
+                   Durability durability, AggregatorMetrics metrics, SendGate gate, LongPredicate closed) {
         this.durability = durability;
+        this.gate = gate;
+        this.closed = closed;
         this.layout = layout;
         this.cells = cells;
         this.tables = tables;
@@ -60,32 +81,26 @@ public final class Flusher {
         this.metrics = metrics;
     }
 
-    /** Sends {@code rows} except those of {@code closedDays}; never throws for HBase failures. */
-    public FlushReport send(List<RowCells> rows, Set<Long> closedDays) {
+    /** Sends {@code rows} except those of closed days; never throws for HBase failures. */
+    public FlushReport send(List<RowCells> rows) {
         long start = System.nanoTime();
-        long dropped = 0;
+        AtomicLong dropped = new AtomicLong();
         List<List<RowCells>> chunks = new ArrayList<>();
-        List<List<RowCells>> open = new ArrayList<>();
+        Map<Long, List<RowCells>> open = new HashMap<>(); // (table, day) -> chunk being filled
         for (RowCells rc : rows) {
-            if (closedDays.contains((long) rc.epochDay())) {
-                dropped += rc.cellCount();
+            if (closed.test(rc.epochDay())) {
+                dropped.addAndGet(rc.cellCount());
                 continue;
             }
-            while (open.size() <= rc.table()) {
-                open.add(null);
-            }
-            List<RowCells> chunk = open.get(rc.table());
-            if (chunk == null) {
-                chunk = new ArrayList<>(Math.min(batchRows, 1024));
-                open.set(rc.table(), chunk);
-            }
+            long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
+            List<RowCells> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
             chunk.add(rc);
             if (chunk.size() == batchRows) {
                 chunks.add(chunk);
-                open.set(rc.table(), null);
+                open.remove(key);
             }
         }
-        open.stream().filter(c -> c != null && !c.isEmpty()).forEach(chunks::add);
+        open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
 
         AtomicLong sentRows = new AtomicLong();
         AtomicLong sentCells = new AtomicLong();
@@ -93,7 +108,7 @@ public final class Flusher {
         // The pool has `concurrency` threads: that many calls in flight, the next chunk starts as soon as one ends.
         List<Future<?>> pending = new ArrayList<>(chunks.size());
         for (List<RowCells> chunk : chunks) {
-            pending.add(pool.submit(() -> sendChunk(chunk, sentRows, sentCells, unapplied)));
+            pending.add(pool.submit(() -> sendChunk(chunk, sentRows, sentCells, unapplied, dropped)));
         }
         for (Future<?> f : pending) {
             try {
@@ -104,15 +119,31 @@ public final class Flusher {
                 LOG.error("flush task failed unexpectedly", e.getCause());
             }
         }
-        if (dropped > 0) {
-            metrics.cellsDroppedClosedDay.add(dropped);
+        if (dropped.get() > 0) {
+            metrics.cellsDroppedClosedDay.add(dropped.get());
         }
         long nanos = System.nanoTime() - start;
         metrics.flushSeconds.observeNanos(nanos);
-        return new FlushReport(sentRows.get(), sentCells.get(), unapplied.get(), dropped, nanos);
+        return new FlushReport(sentRows.get(), sentCells.get(), unapplied.get(), dropped.get(), nanos);
     }
 
-    private void sendChunk(List<RowCells> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied) {
+    private void sendChunk(List<RowCells> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied,
+                           AtomicLong dropped) {
+        long day = chunk.get(0).epochDay();
+        try (SendGate.Send send = gate.enter(Set.of(day))) {
+            if (closed.test(day)) { // read after registering: the watcher either sees this call or it sees the day closed
+                send.skip(day);
+                dropped.addAndGet(chunk.stream().mapToLong(RowCells::cellCount).sum());
+                return;
+            }
+            if (!sendChunk(chunk, sentRows, sentCells, unapplied)) {
+                send.uncertain(day);
+            }
+        }
+    }
+
+    /** Sends one chunk; false when some of its increments have an unknown outcome. */
+    private boolean sendChunk(List<RowCells> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied) {
         TableName name = layout.counterTable(cells.rollup(chunk.get(0).table()));
         List<Row> actions = new ArrayList<>(chunk.size());
         long chunkCells = 0;
@@ -146,7 +177,7 @@ public final class Flusher {
         metrics.incrementsSent.add(actions.size());
         metrics.cellsSent.add(chunkCells);
         if (failure == null) {
-            return;
+            return true;
         }
         long lost = 0;
         int lostRows = 0;
@@ -165,5 +196,6 @@ public final class Flusher {
         metrics.cellsUnapplied.add(lost);
         LOG.error("flush batch to {}: {} of {} increments ({} cells) failed or uncertain, not resent (nightly job restores them): {}",
                 name, lostRows, actions.size(), lost, failure.toString());
+        return lostRows == 0;
     }
 }

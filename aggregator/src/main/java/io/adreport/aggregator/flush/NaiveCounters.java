@@ -8,8 +8,12 @@ import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.hbase.client.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,33 +49,42 @@ public final class NaiveCounters implements CounterWriter {
 
     @Override
     public void count(Event e, boolean attributed) {
+        List<Cell> todo = new ArrayList<>();
+        int n = cells.forEach(e, attributed, (table, row, day, column, delta) -> todo.add(new Cell(table, row, day, column, delta)));
+        Set<Long> eventDays = new HashSet<>();
+        todo.forEach(c -> eventDays.add((long) c.day()));
         Map<Integer, Table> open = new HashMap<>();
-        gate.enter();
-        try {
-            int n = cells.forEach(e, attributed, (table, row, day, column, delta) -> {
-                if (days.isClosed(day)) {
+        // Registered before the closed days are read: see SendGate.
+        try (SendGate.Send send = gate.enter(eventDays)) {
+            for (long d : eventDays) {
+                if (days.isClosed(d)) {
+                    send.skip(d);
+                }
+            }
+            for (Cell c : todo) {
+                if (days.isClosed(c.day())) {
                     metrics.cellsDroppedClosedDay.inc();
-                    return;
+                    continue;
                 }
                 try {
-                    Table t = open.get(table);
+                    Table t = open.get(c.table());
                     if (t == null) {
-                        t = tables.open(layout.counterTable(cells.rollup(table)));
-                        open.put(table, t);
+                        t = tables.open(layout.counterTable(cells.rollup(c.table())));
+                        open.put(c.table(), t);
                     }
-                    t.incrementColumnValue(row, TableLayout.COUNTER_FAMILY, cells.qualifier(column), delta);
+                    t.incrementColumnValue(c.row(), TableLayout.COUNTER_FAMILY, cells.qualifier(c.column()), c.delta());
                     metrics.incrementsSent.inc();
                     metrics.cellsSent.inc();
                 } catch (IOException | RuntimeException ex) {
+                    send.uncertain(c.day());
                     metrics.flushFailures.inc();
                     metrics.cellsUnapplied.inc();
                     LOG.warn("naive increment failed, left to the nightly job: {}", ex.toString());
                 }
-            });
+            }
             metrics.countedEvents.inc();
             metrics.fanoutCells.add(n);
         } finally {
-            gate.exit();
             for (Table t : open.values()) {
                 try {
                     t.close();
@@ -80,6 +93,9 @@ public final class NaiveCounters implements CounterWriter {
                 }
             }
         }
+    }
+
+    private record Cell(int table, byte[] row, int day, int column, long delta) {
     }
 
     @Override

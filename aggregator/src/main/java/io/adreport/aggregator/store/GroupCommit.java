@@ -289,6 +289,7 @@ public final class GroupCommit {
     private void count(Entry e) {
         if (days.isClosed(e.day)) {
             metrics.late.inc();
+            days.noteLate(e.day);
         }
         boolean attributed = e.inherited != null;
         Event counted = attributed ? e.event.withDimensions(e.inherited) : e.event;

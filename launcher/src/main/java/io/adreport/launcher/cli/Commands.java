@@ -15,7 +15,9 @@ public final class Commands {
                     run everything on this machine: embedded HBase, ingest, report API + dashboard, nightly reconcile
               schema apply [--dry-run]           create or verify the tables (exit 2 when they drift from the cube)
               reconcile --day YYYY-MM-DD [--dry-run]
-                                                 recount a day from raw events and correct the counters
+              reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--dry-run]
+                                                 recount a day (or the days from..to, both included, oldest first,
+                                                 one line each) from raw events and correct the counters
               keys add --role analyst|advertiser:ID|publisher:ID
               keys revoke KEY_OR_HASH_PREFIX
               keys list
@@ -36,7 +38,7 @@ public final class Commands {
             "namespace", "hbase.namespace");
 
     private static final Set<String> VALUED = Set.of("data-dir", "cube", "config", "port", "ingest-port", "namespace",
-            "role", "day", "demo-rate");
+            "role", "day", "from", "to", "demo-rate");
     private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help");
 
     private Commands() {
@@ -71,10 +73,22 @@ public final class Commands {
                 return SchemaCommand.run(Context.from(settings), args.has("dry-run"), out);
             }
             case "reconcile" -> {
-                if (args.flag("day") == null) {
+                String day = args.flag("day");
+                String from = args.flag("from");
+                String to = args.flag("to");
+                if (day == null && from == null && to == null) {
                     throw new Args.UsageException("reconcile needs --day YYYY-MM-DD");
                 }
-                return ReconcileLauncher.run(Context.from(settings), args.flag("day"), args.has("dry-run"), out);
+                if (day != null && (from != null || to != null)) {
+                    throw new Args.UsageException("reconcile takes --day or --from and --to, not both");
+                }
+                if (day == null && (from == null || to == null)) {
+                    throw new Args.UsageException("reconcile --from needs --to (and --to needs --from): YYYY-MM-DD, both included");
+                }
+                if (day != null) {
+                    return ReconcileLauncher.run(Context.from(settings), day, args.has("dry-run"), out);
+                }
+                return ReconcileLauncher.runRange(settings, from, to, args.has("dry-run"), out);
             }
             case "keys" -> {
                 return KeysCommand.run(Context.from(settings), args, out);

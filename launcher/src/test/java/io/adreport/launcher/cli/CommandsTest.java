@@ -49,9 +49,22 @@ class CommandsTest {
     }
 
     @Test
+    void a_reconcile_range_checks_its_days_before_touching_hbase(@TempDir Path dir) {
+        String d = dir.toString();
+        assertEquals("reconcile --from needs --to (and --to needs --from): YYYY-MM-DD, both included",
+                assertThrows(Args.UsageException.class, () -> run("reconcile", "--from", "2026-11-20", "--data-dir", d)).getMessage());
+        assertEquals("reconcile takes --day or --from and --to, not both", assertThrows(Args.UsageException.class,
+                () -> run("reconcile", "--day", "2026-11-20", "--from", "2026-11-20", "--to", "2026-11-21", "--data-dir", d)).getMessage());
+        assertEquals("--to: must be a date YYYY-MM-DD, not 'soon'", assertThrows(Args.UsageException.class,
+                () -> run("reconcile", "--from", "2026-11-20", "--to", "soon", "--data-dir", d)).getMessage());
+        assertEquals("--to: must not be before --from (2026-11-20), not 2026-11-19", assertThrows(Args.UsageException.class,
+                () -> run("reconcile", "--from", "2026-11-20", "--to", "2026-11-19", "--data-dir", d)).getMessage());
+    }
+
+    @Test
     void help_lists_the_commands() throws Exception {
         String out = run("help");
-        for (String c : List.of("local", "schema apply", "reconcile --day", "keys add --role", "replay FILE", "config")) {
+        for (String c : List.of("local", "schema apply", "reconcile --day", "reconcile --from", "keys add --role", "replay FILE", "config")) {
             assertTrue(out.contains(c), c);
         }
     }

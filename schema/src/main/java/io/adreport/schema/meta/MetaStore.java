@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
@@ -27,7 +28,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * The meta table: day status (the day-close handshake), drift reports, aggregator heartbeats
  * and acknowledgements, and API key hashes. Rows (family {@code m}):
  * <pre>
- * day/YYYY-MM-DD   status (closing|reconciled), closingAt, reconciledAt (epoch ms), drift (JSON)
+ * day/YYYY-MM-DD   status (closing|reconciled), closingAt, reconciledAt (epoch ms), drift (JSON),
+ *                  lateAt (epoch ms): an aggregator stored an event of the day while it was closed
  * agg/ID           heartbeat (epoch ms); ack/YYYY-MM-DD (epoch ms) per day it has closed
  * key/SHA256HEX    role, createdAt (epoch ms), revokedAt (epoch ms, when revoked)
  * </pre>
@@ -39,6 +41,7 @@ public final class MetaStore {
     private static final byte[] CLOSING_AT = Bytes.toBytes("closingAt");
     private static final byte[] RECONCILED_AT = Bytes.toBytes("reconciledAt");
     private static final byte[] DRIFT = Bytes.toBytes("drift");
+    private static final byte[] LATE_AT = Bytes.toBytes("lateAt");
     private static final byte[] HEARTBEAT = Bytes.toBytes("heartbeat");
     private static final byte[] ROLE = Bytes.toBytes("role");
     private static final byte[] CREATED_AT = Bytes.toBytes("createdAt");
@@ -48,9 +51,25 @@ public final class MetaStore {
     /** Live days have no row; a day that was ever closed stays closed for live increments. */
     public enum DayStatus { LIVE, CLOSING, RECONCILED }
 
-    public record DayState(LocalDate day, DayStatus status, Instant closingAt, Instant reconciledAt, String driftJson) {
+    /**
+     * @param lateSinceClose an event of the day was stored while it was closed, at or after its
+     *                       last closing mark: the last recount may have missed it. Compared by
+     *                       the cells' server timestamps (one row, one region server clock), so
+     *                       the clocks of aggregators and reconcilers do not matter.
+     */
+    public record DayState(LocalDate day, DayStatus status, Instant closingAt, Instant reconciledAt, String driftJson,
+                           boolean lateSinceClose) {
+        public DayState(LocalDate day) {
+            this(day, DayStatus.LIVE, null, null, null, false);
+        }
+
         public boolean closed() {
             return status != DayStatus.LIVE;
+        }
+
+        /** Reconciled, and nothing stored for it since its last close that the recount may have missed. */
+        public boolean settled() {
+            return status == DayStatus.RECONCILED && !lateSinceClose;
         }
     }
 
@@ -86,6 +105,16 @@ public final class MetaStore {
         put(p);
     }
 
+    /**
+     * Records that an event of closed {@code day} was stored now (after the event's raw row was
+     * written): if this is at or after the day's last closing mark, the day is reconciled again.
+     */
+    public void markLate(LocalDate day) {
+        Put p = new Put(dayRow(day));
+        p.addColumn(F, LATE_AT, Bytes.toBytes(clock.millis()));
+        put(p);
+    }
+
     public void markReconciled(LocalDate day, String driftJson) {
         Put p = new Put(dayRow(day));
         p.addColumn(F, STATUS, Bytes.toBytes("reconciled"));
@@ -106,7 +135,7 @@ public final class MetaStore {
     public Map<LocalDate, DayState> days(LocalDate from, LocalDate toInclusive) {
         Map<LocalDate, DayState> out = new LinkedHashMap<>();
         for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
-            out.put(d, new DayState(d, DayStatus.LIVE, null, null, null));
+            out.put(d, new DayState(d));
         }
         Scan scan = new Scan().withStartRow(dayRow(from)).withStopRow(dayRow(toInclusive.plusDays(1)));
         try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
@@ -129,11 +158,14 @@ public final class MetaStore {
 
     private static DayState toDay(LocalDate day, Result r) {
         if (r == null || r.isEmpty() || r.getValue(F, STATUS) == null) {
-            return new DayState(day, DayStatus.LIVE, null, null, null);
+            return new DayState(day);
         }
         DayStatus status = "reconciled".equals(Bytes.toString(r.getValue(F, STATUS))) ? DayStatus.RECONCILED : DayStatus.CLOSING;
+        Cell late = r.getColumnLatestCell(F, LATE_AT);
+        Cell closing = r.getColumnLatestCell(F, CLOSING_AT);
+        boolean lateSinceClose = late != null && (closing == null || late.getTimestamp() >= closing.getTimestamp());
         return new DayState(day, status, instant(r.getValue(F, CLOSING_AT)), instant(r.getValue(F, RECONCILED_AT)),
-                r.getValue(F, DRIFT) == null ? null : Bytes.toString(r.getValue(F, DRIFT)));
+                r.getValue(F, DRIFT) == null ? null : Bytes.toString(r.getValue(F, DRIFT)), lateSinceClose);
     }
 
     // --- aggregators -----------------------------------------------------------------------

@@ -31,7 +31,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
             .define("reconcile.time", Type.TIME, "03:00", "HH:MM", v -> true,
                     "UTC time of day of the nightly reconcile (yesterday plus the look-back days)")
             .define("reconcile.lookback.days", Type.INT, "3", "0..30", ConfigDef.between(0, 30),
-                    "Days before yesterday that each nightly run recounts again, to pick up late events")
+                    "Days before yesterday that each nightly run looks back over: a day there is recounted when it was never reconciled (catch-up after downtime, oldest first) or received late events since its reconciliation")
             .define("reconcile.grace.ms", Type.DURATION_MS, "120000", "0..3600000", ConfigDef.between(0, 3_600_000),
                     "Longest wait for live aggregators to acknowledge a day's close before the job runs anyway (the report lists the silent ones)")
             .define("reconcile.aggregator.liveness.ms", Type.DURATION_MS, "30000", "1000..3600000", ConfigDef.between(1000, 3_600_000),

@@ -172,7 +172,7 @@ public final class LocalStack {
         started.push(ticker::shutdownNow);
 
         printBanner(out, reportConfig.port(), aggregator.port(), dataDir, analystKey, advertiser, advertiserKey,
-                (System.nanoTime() - t0) / 1e9);
+                (System.nanoTime() - t0) / 1e9, aggregator.config().mode() == AggregatorConfig.Mode.PUT_ONLY);
         stopped.await();
         return 0;
     }
@@ -207,7 +207,7 @@ public final class LocalStack {
     }
 
     private static void printBanner(PrintStream out, int port, int ingestPort, Path dataDir, String analystKey,
-                                    String advertiser, String advertiserKey, double seconds) {
+                                    String advertiser, String advertiserKey, double seconds, boolean putOnly) {
         String today = LocalDate.now(ZoneOffset.UTC).toString();
         String tomorrow = LocalDate.now(ZoneOffset.UTC).plusDays(1).toString();
         out.printf("%nadreport is running (started in %.0f s)%n", seconds);
@@ -215,6 +215,10 @@ public final class LocalStack {
         out.printf("  report API  http://localhost:%d/v1/rollups  (OpenAPI: /openapi.json)%n", port);
         out.printf("  ingest      http://localhost:%d/v1/events%n", ingestPort);
         out.printf("  data        %s%n", dataDir);
+        if (putOnly) {
+            out.println("  WARNING     aggregator.mode=put-only (benchmarks only): events are stored raw, NOT deduplicated and");
+            out.println("              NOT counted; every report stays empty");
+        }
         out.printf("  analyst key      %s   (also in %s)%n", analystKey, dataDir.resolve("analyst.key"));
         if (advertiserKey != null) {
             out.printf("  advertiser key   %s   (advertiser %s, demo)%n", advertiserKey, advertiser);

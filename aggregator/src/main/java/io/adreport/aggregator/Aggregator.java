@@ -94,7 +94,7 @@ public final class Aggregator implements AutoCloseable {
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics);
-            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
+            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock), flusher,
                     watcher, gate, metrics, config.flushInterval());
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());

@@ -3,11 +3,11 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>Day close: cells of a closed day are skipped when added and dropped (and counted) before
  * each flush, so none is sent once the watcher has published the day.
  *
+ * <p>Freshness: after each flush the generation's lag (first add to flush done) is observed in
+ * {@code adreport_freshness_seconds} ({@link Freshness}).
+ *
  * <p>Shutdown: {@link #close()} stops the thread and flushes what is left.
  */
 public final class CoalescedCounters implements CounterWriter {
@@ -38,6 +41,7 @@ public final class CoalescedCounters implements CounterWriter {
     private final DayCloseWatcher days;
     private final SendGate gate;
     private final AggregatorMetrics metrics;
+    private final Freshness freshness;
     private final long intervalNanos;
     private final ReentrantLock flushLock = new ReentrantLock();
     private final ReentrantLock wakeLock = new ReentrantLock();
@@ -53,6 +57,7 @@ public final class CoalescedCounters implements CounterWriter {
         this.days = days;
         this.gate = gate;
         this.metrics = metrics;
+        this.freshness = Freshness.register(metrics.registry(), buffer.clock());
         this.intervalNanos = interval.toNanos();
         metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
         metrics.registry().gauge("adreport_buffer_bytes", "Approximate heap bytes of waiting counter cells", buffer::bytes);
@@ -106,11 +111,13 @@ public final class CoalescedCounters implements CounterWriter {
         try {
             gate.enter();
             try {
-                List<CoalescingBuffer.RowCells> rows = buffer.drain();
-                if (rows.isEmpty()) {
+                CoalescingBuffer.Generation generation = buffer.drainGeneration();
+                if (generation.rows().isEmpty()) {
                     return FlushReport.EMPTY;
                 }
-                return flusher.send(rows, days.closedDays());
+                FlushReport report = flusher.send(generation.rows(), days.closedDays());
+                freshness.flushed(generation);
+                return report;
             } finally {
                 gate.exit();
             }

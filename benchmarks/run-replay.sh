@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Coalesced vs naive ingest through the product, in one run: for each mode, a fresh
+# Ingest through the product against its own ceiling, in one run: for each mode, a fresh
 # `bin/adreport local` (own data dir and ports), a warm-up replay, then `bin/adreport replay` of a
 # generated NDJSON file, and the aggregator's own counters from /metrics before and after.
+# put-only (aggregator.mode=put-only, benchmarks only) stores each event's raw row by a plain
+# batched Put and nothing else: every mode's events/s is also given as a ratio to it.
 #
 #   benchmarks/run-replay.sh [--events N] [--naive-events N] [--warmup N] [--concurrency N] [--batch N]
-#                            [--modes "coalesced naive"] [--set name=value]...
+#                            [--modes "put-only coalesced naive"] [--port BASE] [--set name=value]...
+#                            [--freshness-modes "coalesced"] [--load 0.8] [--probes N] [--probe-interval MS]
 #
-# Prints one line per mode: events/s (replay's own clock), increment cells and Increment row
-# operations per accepted event, and replay's request latency percentiles.
-# Build first: mvn -B -q install -DskipTests (bin/adreport also builds when sources changed).
+# Prints one line per mode: events/s (replay's own clock) and its ratio to put-only, increment
+# cells and Increment row operations per accepted event, and replay's request latency percentiles.
+# For each freshness mode it then replays at --load times the rate just measured (replay --rate)
+# and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
+# advertiser and network reports), and reads the adreport_freshness_seconds histogram over
+# that window. Stacks use ports BASE, BASE+1, BASE+10, ... (default 19000).
+# Build first: mvn -B -q package -DskipTests (bin/adreport also builds when sources changed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
-events=300000 naive_events=3000 warmup=100000 concurrency=4 batch=1000 modes="coalesced naive"
+events=300000 naive_events=3000 warmup=100000 concurrency=4 batch=1000 modes="put-only coalesced naive"
+base_port=19000 fresh_modes="coalesced" load=0.8 probes=60 probe_interval=250
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -22,17 +30,33 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --batch) batch="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
+    --port) base_port="$2"; shift 2 ;;
+    --freshness-modes) fresh_modes="$2"; shift 2 ;;
+    --load) load="$2"; shift 2 ;;
+    --probes) probes="$2"; shift 2 ;;
+    --probe-interval) probe_interval="$2"; shift 2 ;;
     --set) extra+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
     *) echo "run-replay: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
 work="$(mktemp -d)"
-trap '[ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "${paced:-}" ] && kill "$paced" 2>/dev/null; [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 adreport() { ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" "$@"; }
 adreport help >/dev/null 2>&1 || { ADREPORT_SKIP_BUILD=0 "$root/bin/adreport" help >/dev/null; }
-gen() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateEvents "$@"; }
+bench() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" "$@"; }
+gen() { bench io.adreport.benchmarks.GenerateEvents "$@"; }
+freshness_buckets() { # "le cumulative-count" of adreport_freshness_seconds
+  curl -fsS "http://localhost:$1/metrics" | awk '/^adreport_freshness_seconds_bucket/ {
+    match($1, /le="[^"]*"/); print substr($1, RSTART + 4, RLENGTH - 5), $2 }'
+}
+bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (bucket upper bounds of the window's observations)
+  paste "$1" "$2" | awk '{ le[NR] = $1; c[NR] = $4 - $2; n = c[NR] } END {
+    if (n == 0) { print "no flush observed"; exit }
+    for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
+    printf "%d flushes, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -48,8 +72,9 @@ stop() { # SIGTERM (flushes, like Ctrl-C), then wait for the process to end so t
   pid=
 }
 
-port=18200
-results=()
+port=$base_port
+results=() fresh=()
+declare -A rates
 for mode in $modes; do
   n=$events; [ "$mode" = naive ] && n=$naive_events
   data="$work/$mode"; ingest=$((port + 1)); report=$port; port=$((port + 10))
@@ -84,11 +109,41 @@ for mode in $modes; do
   rate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/load-$mode.out")
   lat=$(sed -n 's/^request latency.*: \(p50 [0-9]* ms, p99 [0-9]* ms\), max.*/\1/p' "$work/load-$mode.out")
   acc=$((a1 - a0))
+  rates[$mode]=${rate//,/}
   results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" 'BEGIN {
     printf "%-10s %10s events/s  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  %s\n", m, r, a, c / a, o / a, l }')")
+  if [[ " $fresh_modes " == *" $mode "* ]]; then
+    pace=$(awk -v r="${rate//,/}" -v l="$load" 'BEGIN { printf "%d", r * l }')
+    secs=$(( probes * probe_interval / 1000 + 20 ))
+    gen "$work/pace-$mode.ndjson" $((pace * secs)) "pace-$mode-" 600 3
+    echo "== $mode: paced replay at $pace events/s (${load} x $rate) for ~$secs s, $probes freshness probes" >&2
+    freshness_buckets "$ingest" >"$work/fb0"
+    adreport replay "$work/pace-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
+      --rate "$pace" >"$work/pace-$mode.out" 2>/dev/null &
+    paced=$!
+    sleep 5 # reach the paced steady state before the first probe
+    bench io.adreport.benchmarks.FreshnessProbe "http://localhost:$ingest" "http://localhost:$report" \
+      "$(cat "$data/analyst.key")" "$probes" "$probe_interval" | tee "$work/probe-$mode.out" || true
+    freshness_buckets "$ingest" >"$work/fb1"
+    wait "$paced" || true; paced=
+    prate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/pace-$mode.out")
+    fresh+=("$(printf '%-10s paced at %s events/s (replay measured %s): %s; %s; adreport_freshness_seconds: %s' "$mode" "$pace" \
+      "${prate:-?}" "$(sed -n 's/^freshness advertiser: //p' "$work/probe-$mode.out")" \
+      "network $(sed -n 's/^freshness network: //p' "$work/probe-$mode.out")" "$(bucket_quantiles "$work/fb0" "$work/fb1")")")
+  fi
   echo "== $mode: stopping" >&2
   stop
 done
 echo
 echo "same run, $(nproc) cores, batch $batch, concurrency $concurrency, ${extra[*]:-default settings}:"
 printf '%s\n' "${results[@]}"
+if [ -n "${rates[put-only]:-}" ]; then
+  echo "ratio to put-only (events/s):"
+  for mode in $modes; do
+    awk -v m="$mode" -v r="${rates[$mode]:-0}" -v c="${rates[put-only]}" 'BEGIN { printf "  %-10s %.3f\n", m, r / c }'
+  done
+fi
+if [ ${#fresh[@]} -gt 0 ]; then
+  echo "freshness at ${load} x the measured rate (ack -> visible in the report; advertiser = the probe's own row, network = the rollup with no dimensions over the probe's own hour):"
+  printf '%s\n' "${fresh[@]}"
+fi

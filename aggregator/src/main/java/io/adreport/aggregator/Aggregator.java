@@ -10,6 +10,7 @@ import io.adreport.aggregator.flush.Flusher;
 import io.adreport.aggregator.flush.NaiveCounters;
 import io.adreport.aggregator.ingest.IngestServer;
 import io.adreport.aggregator.store.GroupCommit;
+import io.adreport.aggregator.store.PutOnlyCommit;
 import io.adreport.aggregator.store.RawStore;
 import io.adreport.aggregator.store.StoredIds;
 import io.adreport.schema.event.EventParser;
@@ -84,7 +85,9 @@ public final class Aggregator implements AutoCloseable {
         CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
         ExecutorService flushPool = null;
         CounterWriter counters;
-        if (config.mode() == AggregatorConfig.Mode.NAIVE) {
+        if (config.mode() == AggregatorConfig.Mode.PUT_ONLY) {
+            counters = new NoCounters();
+        } else if (config.mode() == AggregatorConfig.Mode.NAIVE) {
             counters = new NaiveCounters(layout, cells, tables, watcher, gate, metrics);
         } else {
             flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), r -> {
@@ -94,18 +97,25 @@ public final class Aggregator implements AutoCloseable {
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed);
-            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells()), flusher,
+            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock), flusher,
                     watcher, metrics, config.flushInterval());
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());
         registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",
                 storedIds::bytes);
-        GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds);
-        RawStore store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
+        RawStore store;
+        if (config.mode() == AggregatorConfig.Mode.PUT_ONLY) {
+            LOG.warn("aggregator.mode=put-only is for benchmarks only: events are stored raw with plain Puts, NOT deduplicated "
+                    + "and NOT counted; reports will stay empty");
+            store = new RawStore(new PutOnlyCommit(layout, tables, clock, metrics), metrics, config.writerThreads(),
+                    config.writeBatchMax(), config.queueEvents());
+        } else {
+            GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds);
+            store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
+        }
         Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());
         http.start(config.port());
-        LOG.info("aggregator {} ({} mode) ingesting on port {}", config.aggregatorId(),
-                config.mode().name().toLowerCase(java.util.Locale.ROOT), http.port());
+        LOG.info("aggregator {} ({} mode) ingesting on port {}", config.aggregatorId(), config.mode().setting(), http.port());
         return new Aggregator(config, metrics, watcher, counters, store, storedIds, flushPool, http);
     }
 
@@ -158,5 +168,28 @@ public final class Aggregator implements AutoCloseable {
             }
         }
         LOG.info("aggregator {} stopped", config.aggregatorId());
+    }
+
+    /** Put-only mode's counter path: nothing is counted, so nothing waits and nothing is flushed. */
+    private static final class NoCounters implements CounterWriter {
+        @Override
+        public void count(io.adreport.schema.event.Event e, boolean attributed) {
+            // put-only mode counts nothing (PutOnlyCommit never calls this)
+        }
+
+        @Override
+        public boolean awaitSpace(long timeoutNanos) {
+            return true;
+        }
+
+        @Override
+        public void flushNow() {
+            // nothing buffered
+        }
+
+        @Override
+        public void close() {
+            // nothing buffered
+        }
     }
 }

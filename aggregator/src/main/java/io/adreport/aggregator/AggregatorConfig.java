@@ -12,7 +12,8 @@ import org.apache.hadoop.hbase.client.Durability;
  * The aggregator's settings, validated once at start-up from {@link #DEF}.
  *
  * @param port              ingest HTTP port (0: any free port)
- * @param mode              coalesced (the product) or naive (one synchronous increment per cell per event)
+ * @param mode              coalesced (the product), naive (one synchronous increment per cell per event) or
+ *                          put-only (benchmark ceiling: raw Puts only, no dedup, no counters)
  * @param flushInterval     longest time a counter delta waits in the buffer
  * @param bufferMaxCells    distinct counter cells that trigger a flush and, while still pending, push back on ingest
  * @param blockTimeout      how long a request waits for buffer or queue space before it gets 429
@@ -36,14 +37,29 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
                                long dedupFilterMaxBytes) {
 
-    /** How live counters are written. */
-    public enum Mode { COALESCED, NAIVE }
+    /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
+    public enum Mode {
+        COALESCED, NAIVE, PUT_ONLY;
+
+        /** The setting's spelling: {@code coalesced}, {@code naive}, {@code put-only}. */
+        public String setting() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        static Mode of(String setting) {
+            return valueOf(setting.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+        }
+    }
 
     public static final ConfigDef DEF = new ConfigDef("Aggregator")
             .define("ingest.port", Type.INT, "8081", "0..65535", ConfigDef.between(0, 65535),
                     "Ingest HTTP port (POST /v1/events, GET /v1/pixel); 0 picks a free port")
-            .define("aggregator.mode", Type.STRING, "coalesced", "coalesced or naive", ConfigDef.oneOf("coalesced", "naive"),
-                    "coalesced: sum increments in memory and flush them in batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks)")
+            .define("aggregator.mode", Type.STRING, "coalesced", "coalesced, naive or put-only",
+                    ConfigDef.oneOf("coalesced", "naive", "put-only"),
+                    "coalesced: sum increments in memory and flush them in batches; naive: one synchronous incrementColumnValue "
+                            + "per counter cell per event (for benchmarks); put-only: BENCHMARKS ONLY, the ingest ceiling: each "
+                            + "event's raw row is stored by a plain batched Put and nothing else. It does not dedup (a replayed "
+                            + "event is stored and accepted again) and does not count (reports stay empty)")
             .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
                     "Longest time a counter delta waits in memory before it is sent to HBase")
             .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
@@ -97,7 +113,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
     public static AggregatorConfig from(ConfigDef.Values v) {
         String id = v.string("aggregator.id");
         return new AggregatorConfig(v.integer("ingest.port"),
-                Mode.valueOf(v.string("aggregator.mode").toUpperCase(java.util.Locale.ROOT)),
+                Mode.of(v.string("aggregator.mode")),
                 v.millis("flush.interval.ms"), v.integer("buffer.max.cells"), v.millis("ingest.block.ms"),
                 v.millis("dayclose.poll.ms"), v.millis("heartbeat.interval.ms"), v.integer("dayclose.window.days"),
                 id.isEmpty() ? defaultId() : id, v.integer("raw.writer.threads"), v.integer("raw.batch.max"),

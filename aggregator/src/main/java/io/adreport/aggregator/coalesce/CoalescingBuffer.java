@@ -1,11 +1,14 @@
 package io.adreport.aggregator.coalesce;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -24,7 +27,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@link ConcurrentHashMap} and summed with atomic adds, so adders never wait for each other.
  * {@link #drain()} takes the exclusive side only to swap in an empty map, so no delta is ever
  * split between two generations or lost in the swap. The cell and byte gauges are
- * {@link LongAdder}s reset with the swap.
+ * {@link LongAdder}s reset with the swap; so is the time of the generation's first add, which
+ * the flusher turns into the freshness lag ({@link Freshness}).
  *
  * <p>Bounds: {@code maxCells} distinct cells. The buffer itself never refuses an add (an event
  * whose raw row is stored must be counted); instead ingest calls {@link #awaitSpace} before it
@@ -45,12 +49,25 @@ public final class CoalescingBuffer {
     private final LongAdder cells = new LongAdder();
     private final LongAdder bytes = new LongAdder();
     private volatile ConcurrentHashMap<RowId, RowCells> rows = new ConcurrentHashMap<>();
+    private final Clock clock;
+    /** Clock millis of the current generation's first add, or {@link #NO_ADD}; swapped under the exclusive lock. */
+    private final AtomicLong firstAddMillis = new AtomicLong(NO_ADD);
+    private static final long NO_ADD = Long.MIN_VALUE;
 
     /**
      * @param columns  metric columns per row (the cube's metric count)
      * @param maxCells distinct cells at which the buffer counts as full
      */
     public CoalescingBuffer(int columns, int maxCells) {
+        this(columns, maxCells, Clock.systemUTC());
+    }
+
+    /**
+     * @param clock times each generation's first add ({@link Generation#firstAdd()}), for the
+     *              freshness of what a flush makes visible
+     */
+    public CoalescingBuffer(int columns, int maxCells, Clock clock) {
+        this.clock = clock;
         if (columns < 1 || columns > 31) {
             throw new IllegalArgumentException("1..31 metric columns supported, got " + columns);
         }
@@ -66,6 +83,11 @@ public final class CoalescingBuffer {
     /** Approximate heap bytes held by waiting cells. */
     public long bytes() {
         return bytes.sum();
+    }
+
+    /** The clock that times each generation's first add. */
+    public Clock clock() {
+        return clock;
     }
 
     public int maxCells() {
@@ -140,6 +162,10 @@ public final class CoalescingBuffer {
                     bytes.add(row.length + ROW_OVERHEAD_BYTES);
                 }
             }
+            if (firstAddMillis.get() == NO_ADD) {
+                // Under the shared lock, so the time belongs to the generation this delta lands in.
+                firstAddMillis.compareAndSet(NO_ADD, clock.millis());
+            }
             if (rc.add(column, delta)) {
                 cells.increment();
                 bytes.add(CELL_BYTES);
@@ -157,9 +183,25 @@ public final class CoalescingBuffer {
 
     /** Takes everything buffered so far; later adds go to a fresh generation. */
     public List<RowCells> drain() {
+        return drainGeneration().rows();
+    }
+
+    /**
+     * One drained generation: its rows and the clock time of its first add (null when nothing
+     * was added). Every delta in {@code rows} was added at or after {@code firstAdd}, and every
+     * delta added at or after the next generation's {@code firstAdd} is in a later generation:
+     * the time is read and reset under the same lock that swaps the rows.
+     */
+    public record Generation(List<RowCells> rows, Instant firstAdd) {
+    }
+
+    /** As {@link #drain()}, with the generation's first-add time. */
+    public Generation drainGeneration() {
         ConcurrentHashMap<RowId, RowCells> taken;
+        long first;
         swapLock.writeLock().lock();
         try {
+            first = firstAddMillis.getAndSet(NO_ADD);
             taken = rows;
             rows = new ConcurrentHashMap<>(Math.max(16, taken.size()));
             cells.reset();
@@ -168,7 +210,7 @@ public final class CoalescingBuffer {
             swapLock.writeLock().unlock();
         }
         signalSpace();
-        return new ArrayList<>(taken.values());
+        return new Generation(new ArrayList<>(taken.values()), first == NO_ADD ? null : Instant.ofEpochMilli(first));
     }
 
     private void signalSpace() {

@@ -3,10 +3,10 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
  * sent once the watcher has published the day — also in a flush that was already running — and
  * the watcher never waits for a whole flush.
  *
+ * <p>Freshness: after each flush the generation's lag (first add to flush done) is observed in
+ * {@code adreport_freshness_seconds} ({@link Freshness}).
+ *
  * <p>Shutdown: {@link #close()} stops the thread and flushes what is left.
  */
 public final class CoalescedCounters implements CounterWriter {
@@ -37,6 +40,7 @@ public final class CoalescedCounters implements CounterWriter {
     private final Flusher flusher;
     private final DayCloseWatcher days;
     private final AggregatorMetrics metrics;
+    private final Freshness freshness;
     private final long intervalNanos;
     private final ReentrantLock flushLock = new ReentrantLock();
     private final ReentrantLock wakeLock = new ReentrantLock();
@@ -51,6 +55,7 @@ public final class CoalescedCounters implements CounterWriter {
         this.flusher = flusher;
         this.days = days;
         this.metrics = metrics;
+        this.freshness = Freshness.register(metrics.registry(), buffer.clock());
         this.intervalNanos = interval.toNanos();
         metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
         metrics.registry().gauge("adreport_buffer_bytes", "Approximate heap bytes of waiting counter cells", buffer::bytes);
@@ -102,11 +107,13 @@ public final class CoalescedCounters implements CounterWriter {
     private FlushReport flushOnce() {
         flushLock.lock();
         try {
-            List<CoalescingBuffer.RowCells> rows = buffer.drain();
-            if (rows.isEmpty()) {
+            CoalescingBuffer.Generation generation = buffer.drainGeneration();
+            if (generation.rows().isEmpty()) {
                 return FlushReport.EMPTY;
             }
-            return flusher.send(rows);
+            FlushReport report = flusher.send(generation.rows());
+            freshness.flushed(generation);
+            return report;
         } finally {
             flushLock.unlock();
         }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * <p>Group commit: requests enqueue their events; {@code writerThreads} writers each take the
  * events of as many queued requests as fit in {@code batchMax} and commit them together with
  * one multi-get and one multi-put ({@link GroupCommit}). Several writers commit in parallel,
- * because one batch keeps one region-server handler busy.
+ * because one batch keeps one region-server handler busy. (A benchmark's ceiling swaps in
+ * {@link PutOnlyCommit}: the same queue and writers, plain Puts only.)
  *
  * <p>Back-pressure: the queue is bounded in events by a semaphore; {@link #submit} waits up to
  * the block limit for permits and then throws {@link Overloaded} (429) having stored nothing.
@@ -35,7 +37,8 @@ public final class RawStore implements AutoCloseable {
     record Submission(List<Event> events, CompletableFuture<List<Outcome>> done, long enqueuedNanos) {
     }
 
-    private final GroupCommit commit;
+    private final Consumer<List<Submission>> commit;
+    private final Runnable afterWriters;
     private final AggregatorMetrics metrics;
     private final int batchMax;
     private final int queueEvents;
@@ -45,7 +48,18 @@ public final class RawStore implements AutoCloseable {
     private volatile boolean accepting = true;
 
     public RawStore(GroupCommit commit, AggregatorMetrics metrics, int writerThreads, int batchMax, int queueEvents) {
+        this(commit::commit, commit::markPendingDuplicates, metrics, writerThreads, batchMax, queueEvents);
+    }
+
+    /** The benchmark-only ceiling: the same queue and writers, each group stored by plain Puts. */
+    public RawStore(PutOnlyCommit commit, AggregatorMetrics metrics, int writerThreads, int batchMax, int queueEvents) {
+        this(commit::commit, () -> { }, metrics, writerThreads, batchMax, queueEvents);
+    }
+
+    private RawStore(Consumer<List<Submission>> commit, Runnable afterWriters, AggregatorMetrics metrics,
+                     int writerThreads, int batchMax, int queueEvents) {
         this.commit = commit;
+        this.afterWriters = afterWriters;
         this.metrics = metrics;
         this.batchMax = batchMax;
         this.queueEvents = queueEvents;
@@ -114,7 +128,7 @@ public final class RawStore implements AutoCloseable {
                 metrics.queueWaitSeconds.observeNanos(now - s.enqueuedNanos());
             }
             try {
-                commit.commit(batch);
+                commit.accept(batch);
             } catch (RuntimeException e) {
                 LOG.error("group commit failed unexpectedly", e);
                 for (Submission s : batch) {
@@ -134,6 +148,6 @@ public final class RawStore implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        commit.markPendingDuplicates();
+        afterWriters.run();
     }
 }

@@ -192,7 +192,7 @@ public final class LocalStack {
         TryLines.Key tenant = advertiserKey == null ? null : new TryLines.Key(advertiserKey, new Role("advertiser", advertiser));
         printBanner(out, reportConfig.port(), aggregator.port(), dataDir, analystKey, advertiser, advertiserKey,
                 TryLines.of(ctx.cube(), reportConfig.port(), aggregator.port(), analyst, tenant, clock.instant()),
-                (System.nanoTime() - t0) / 1e9);
+                (System.nanoTime() - t0) / 1e9, aggregator.config().mode() == AggregatorConfig.Mode.PUT_ONLY);
         stopped.await();
         return hbaseFailure.get() == null ? 0 : 3;
     }
@@ -227,12 +227,17 @@ public final class LocalStack {
     }
 
     private static void printBanner(PrintStream out, int port, int ingestPort, Path dataDir, String analystKey,
-                                    String advertiser, String advertiserKey, List<String> tryLines, double seconds) {
+                                    String advertiser, String advertiserKey, List<String> tryLines, double seconds,
+                                    boolean putOnly) {
         out.printf("%nadreport is running (started in %.0f s)%n", seconds);
         out.printf("  dashboard   http://localhost:%d/          (sign in with a key below)%n", port);
         out.printf("  report API  http://localhost:%d/v1/rollups  (OpenAPI: /openapi.json)%n", port);
         out.printf("  ingest      http://localhost:%d/v1/events%n", ingestPort);
         out.printf("  data        %s%n", dataDir);
+        if (putOnly) {
+            out.println("  WARNING     aggregator.mode=put-only (benchmarks only): events are stored raw, NOT deduplicated and");
+            out.println("              NOT counted; every report stays empty");
+        }
         out.printf("  analyst key      %s   (also in %s)%n", analystKey, dataDir.resolve("analyst.key"));
         if (advertiserKey != null) {
             out.printf("  advertiser key   %s   (advertiser %s, demo)%n", advertiserKey, advertiser);

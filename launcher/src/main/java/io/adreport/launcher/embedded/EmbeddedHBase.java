@@ -106,8 +106,8 @@ public final class EmbeddedHBase implements AutoCloseable {
         // generations of buffer.max.cells (~100 B a cell: 2M cells ~ 0.2 GB each, ~13%), leaving
         // about half for HBase's own work, ingest parsing, reports and the in-process reconcile
         // job. HBase's defaults (40% + 40%) — and even 30% + 20% in a 2 GB heap — left a back-fill
-        // of 2M-cell flushes running the heap full: G1 full collections, a stop of every thread,
-        // reports included (docs/BENCHMARKS.md, "Reports during a back-fill").
+        // of 2M-cell flushes running the heap full: G1 pauses of seconds that stop every thread,
+        // reports and ZooKeeper heartbeats included (docs/BENCHMARKS.md, "Reports during a back-fill").
         conf.setFloat("hbase.regionserver.global.memstore.size", 0.25f);
         conf.setFloat("hfile.block.cache.size", 0.15f);
 

@@ -8,6 +8,7 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -57,20 +58,31 @@ import org.apache.hadoop.hbase.util.Bytes;
  * groups of one output bucket — for {@code granularity=all} that is the whole answer. Such a
  * window may read at most {@code maxRowsScanned} rows (400, or a cut-off stream past the first).
  *
- * <p><b>First byte.</b> {@link #open} opens the first window's scanners (merge) or sums the
- * first window (sum) before the caller commits a status, so a bad query or an unreachable HBase
- * is still a clean 400 / 503. For a merge that is one round trip per scanner, opened in
- * parallel, each with its first batch of rows; for a sum it is the first output bucket's whole
- * read. The caller then sends the status and flushes the first row as soon as it is written.
+ * <p><b>First byte.</b> {@link #open} starts the first window (merge) or sums it (sum) before
+ * the caller commits a status, so a bad query or an unreachable HBase is still a clean 400 / 503.
+ * For a merge that is one short read per scan, in parallel: at most {@value #FIRST_ROWS} rows,
+ * which proves the table and its regions answer and gives the merge its first rows. The rest of
+ * each scan is then opened on the executor, in full batches, while the caller sends the status and
+ * the merge writes from the first rows; a scan whose first rows run out waits for its rest. A
+ * failure of such a later read comes after the status, and cuts the stream like any failure
+ * after the first byte. The first byte waits for the slowest short read, not for 16,000 rows.
+ * For a sum it is the first output bucket's whole read.
  *
  * <p><b>Concurrency.</b> One {@link Export} belongs to the request thread that opened it; only
- * scanner opening and sum scans run on the shared executor.
+ * the first reads, the opening of the rest of each scan and sum scans run on the shared
+ * executor. A rest opened after its export was closed is closed by the task that opened it.
  */
 public final class ExportReader {
     /** Most scanners merged at once; beyond, a window is summed instead. */
     static final int MAX_STREAMS = 1024;
     /** Rows buffered across all scanners of one window (the scanner caching is split between them). */
     static final int BUFFERED_ROWS = 16_000;
+    /**
+     * Rows of each scan's first read, made before the status is sent. Small, because the status
+     * waits for the slowest of the parallel first reads (a full 1,000-row batch each took seconds
+     * under load); not one, so the merge can write a few rows before the full batches arrive.
+     */
+    static final int FIRST_ROWS = 16;
 
     /** Where rows go; an {@link IOException} is the client going away. */
     public interface RowSink {
@@ -222,10 +234,11 @@ public final class ExportReader {
 
         private void openScanners(Window window) {
             int caching = Math.max(32, Math.min(1000, BUFFERED_ROWS / window.ranges().size()));
+            boolean prefetch = window.ranges().size() <= 64;
             List<Future<Scanner>> opening = new ArrayList<>();
             for (Range r : window.ranges()) {
-                // the first batch is fetched here too, in parallel: a merge needs every scanner's first row
-                opening.add(executor.submit(() -> new Scanner(r, caching, window.ranges().size() <= 64).prime()));
+                // every scan's first few rows, in parallel: the merge needs each scan's first row
+                opening.add(executor.submit(() -> new Scanner(r).readFirst()));
             }
             RuntimeException failed = null;
             for (Future<Scanner> f : opening) {
@@ -237,6 +250,12 @@ public final class ExportReader {
             }
             if (failed != null) {
                 throw failed;
+            }
+            for (Scanner s : open) {
+                s.readRest(caching, prefetch);
+            }
+            for (Scanner s : open) {
+                s.advance();
             }
         }
 
@@ -299,34 +318,87 @@ public final class ExportReader {
             };
 
             private final Table table;
-            private final ResultScanner rs;
+            private final byte[] stop;
+            private final byte[] start;
+            /** The first read's rows not yet merged; only the request thread touches them after {@link #readFirst}. */
+            private final ArrayDeque<Result> first = new ArrayDeque<>(FIRST_ROWS);
+            /** Where the rest starts (exclusive): the first read's last row, or null when that read was all. */
+            private byte[] after;
+            private Future<ResultScanner> opening;
+            private ResultScanner rest;
+            // guarded by this: the rest is opened on the executor, and the request thread may close first
+            private ResultScanner opened;
+            private boolean closed;
             Result row;
             int bucket;
             String[] group;
 
-            Scanner(Range r, int caching, boolean prefetch) throws IOException {
+            Scanner(Range r) throws IOException {
                 KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
-                Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop())
-                        .setCaching(caching).setAsyncPrefetch(prefetch));
+                this.start = range.start();
+                this.stop = range.stop();
                 this.table = connection.getTable(layout.counterTable(q.rollup()));
-                try {
-                    this.rs = table.getScanner(scan);
-                } catch (IOException | RuntimeException e) {
-                    table.close();
-                    throw e;
-                }
             }
 
-            /** Reads the first row (null at once when the scan is empty). */
-            Scanner prime() {
-                advance();
+            /**
+             * One short read of at most {@value ExportReader#FIRST_ROWS} rows: it proves the table and its
+             * regions answer, and gives the merge its first rows, in a fraction of a full batch's time.
+             */
+            Scanner readFirst() throws IOException {
+                Scan scan = decoder.confine(new Scan().withStartRow(start).withStopRow(stop).setCaching(FIRST_ROWS).setLimit(FIRST_ROWS));
+                try (ResultScanner rs = table.getScanner(scan)) {
+                    for (Result r = rs.next(); r != null; r = rs.next()) {
+                        first.add(r);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    close();
+                    throw e;
+                }
+                after = first.size() == FIRST_ROWS ? first.getLast().getRow() : null;
                 return this;
+            }
+
+            /** Starts opening the rest of the scan, in full batches, on the executor; awaited when the first rows run out. */
+            void readRest(int caching, boolean prefetch) {
+                if (after == null) {
+                    return;
+                }
+                Scan scan = decoder.confine(new Scan().withStartRow(after, false).withStopRow(stop)
+                        .setCaching(caching).setAsyncPrefetch(prefetch));
+                opening = executor.submit(() -> {
+                    ResultScanner rs = table.getScanner(scan);
+                    synchronized (this) {
+                        if (!closed) {
+                            opened = rs;
+                            return rs;
+                        }
+                    }
+                    rs.close();
+                    return null;
+                });
+            }
+
+            private Result next() throws IOException {
+                if (!first.isEmpty()) {
+                    return first.poll();
+                }
+                if (rest == null) {
+                    if (opening == null) {
+                        return null;
+                    }
+                    rest = await(opening);
+                    opening = null;
+                    if (rest == null) {
+                        return null; // closed meanwhile
+                    }
+                }
+                return rest.next();
             }
 
             /** Moves to the next row that passes the filters; false (and no row) at the end. */
             boolean advance() {
                 try {
-                    for (Result r = rs.next(); r != null; r = rs.next()) {
+                    for (Result r = next(); r != null; r = next()) {
                         rowsRead.inc();
                         CounterKey key = decoder.parse(r.getRow());
                         if (!decoder.matches(key.values())) {
@@ -350,7 +422,16 @@ public final class ExportReader {
 
             @Override
             public void close() {
-                rs.close();
+                synchronized (this) {
+                    closed = true;
+                    if (opened != null) {
+                        opened.close();
+                    }
+                }
+                if (opening != null) {
+                    opening.cancel(false); // a rest opened after this closes itself
+                }
+                first.clear();
                 try {
                     table.close();
                 } catch (IOException ignored) {

@@ -11,8 +11,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.adreport.report.Recount;
 import io.adreport.report.ReportCheck;
 import io.adreport.report.ReportFixture;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
+import io.javalin.Javalin;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -245,6 +248,27 @@ class ExportTest {
         }
         out.add(first + (first.equals(last) ? "" : ".." + last) + "=" + status);
         return String.join(", ", out);
+    }
+
+    @Test
+    void counters_that_cannot_be_read_are_a_clean_503_before_the_first_byte() throws Exception {
+        // the same keys and day marks, but counter tables in a namespace that does not exist
+        ReportApi.Deps d = fx.deps;
+        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), new TableLayout(d.cube(), "adreport_missing"), d.connection(), d.meta(),
+                d.keys(), new Metrics(), d.clock(), d.config());
+        Javalin app = ReportApi.create(missing).start("127.0.0.1", 0);
+        try {
+            for (String format : List.of("ndjson", "csv")) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port()
+                        + "/v1/reports/campaign?from=2026-10-31&to=2026-11-03&granularity=day&groupBy=advertiser,campaign&format=" + format))
+                        .header("Authorization", "Bearer " + fx.analystKey).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, r.statusCode(), format + " -> " + r.body());
+                assertTrue(json.readTree(r.body()).get("error").asText().startsWith("counters are unavailable"), r.body());
+                assertTrue(r.headers().firstValue("Adreport-Export").isEmpty(), "no export was started");
+            }
+        } finally {
+            app.stop();
+        }
     }
 
     @Test

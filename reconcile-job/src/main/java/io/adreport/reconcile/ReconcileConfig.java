@@ -5,6 +5,7 @@ import io.adreport.schema.config.ConfigDef.Type;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
@@ -26,26 +27,46 @@ import org.apache.hadoop.conf.Configuration;
 public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays, Duration grace, Duration liveness,
                               Duration poll, int splits, int reducers, int joinBatch, int mapBufferCells, String tmpDir) {
 
+    public static final String ENABLED = "reconcile.enabled";
+    public static final String TIME = "reconcile.time";
+    public static final String LOOKBACK_DAYS = "reconcile.lookback.days";
+    public static final String GRACE_MS = "reconcile.grace.ms";
+    public static final String LIVENESS_MS = "reconcile.aggregator.liveness.ms";
+    public static final String POLL_MS = "reconcile.poll.ms";
+    /** Input splits; each holds every key range of the salt buckets {@code s % splits == i}. */
+    public static final String SPLITS = "reconcile.splits";
+    /** Reduce tasks (the output is partitioned by cell). */
+    public static final String REDUCERS = "reconcile.reducers";
+    public static final String JOIN_BATCH = "reconcile.join.batch";
+    public static final String MAP_BUFFER_CELLS = "reconcile.map.buffer.cells";
+    public static final String TMP_DIR = "reconcile.tmp.dir";
+
+    /**
+     * The settings the job's input format and tasks read back from the job configuration, where
+     * {@link #applyTo} wrote them at submission; the others are used by the submitter only.
+     */
+    public static final List<String> TASK_SETTINGS = List.of(SPLITS, JOIN_BATCH, MAP_BUFFER_CELLS);
+
     public static final ConfigDef DEF = new ConfigDef("Reconcile")
-            .define("reconcile.enabled", Type.BOOLEAN, "true", "Schedule the nightly reconcile in the local stack")
-            .define("reconcile.time", Type.TIME, "03:00", "HH:MM", v -> true,
+            .define(ENABLED, Type.BOOLEAN, "true", "Schedule the nightly reconcile in the local stack")
+            .define(TIME, Type.TIME, "03:00", "HH:MM", v -> true,
                     "UTC time of day of the nightly reconcile (yesterday plus the look-back days)")
-            .define("reconcile.lookback.days", Type.INT, "3", "0..30", ConfigDef.between(0, 30),
+            .define(LOOKBACK_DAYS, Type.INT, "3", "0..30", ConfigDef.between(0, 30),
                     "Days before yesterday that each nightly run looks back over: a day there is recounted when it was never reconciled (catch-up after downtime, oldest first) or received late events since its reconciliation")
-            .define("reconcile.grace.ms", Type.DURATION_MS, "120000", "0..3600000", ConfigDef.between(0, 3_600_000),
+            .define(GRACE_MS, Type.DURATION_MS, "120000", "0..3600000", ConfigDef.between(0, 3_600_000),
                     "Longest wait for live aggregators to acknowledge a day's close before the job runs anyway (the report lists the silent ones)")
-            .define("reconcile.aggregator.liveness.ms", Type.DURATION_MS, "30000", "1000..3600000", ConfigDef.between(1000, 3_600_000),
+            .define(LIVENESS_MS, Type.DURATION_MS, "30000", "1000..3600000", ConfigDef.between(1000, 3_600_000),
                     "An aggregator whose last heartbeat is older than this is considered stopped and is not waited for")
-            .define("reconcile.poll.ms", Type.DURATION_MS, "500", "10..60000", ConfigDef.between(10, 60_000),
+            .define(POLL_MS, Type.DURATION_MS, "500", "10..60000", ConfigDef.between(10, 60_000),
                     "Interval between two reads of the aggregators' acknowledgements during a day close")
-            .define("reconcile.splits", Type.INT, "4", "1..256", ConfigDef.between(1, 256),
+            .define(SPLITS, Type.INT, "4", "1..256", ConfigDef.between(1, 256),
                     "Map tasks per job; on a cluster, set it to the salt bucket count")
-            .define("reconcile.reducers", Type.INT, "1", "1..256", ConfigDef.between(1, 256), "Reduce tasks per job")
-            .define("reconcile.join.batch", Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
+            .define(REDUCERS, Type.INT, "1", "1..256", ConfigDef.between(1, 256), "Reduce tasks per job")
+            .define(JOIN_BATCH, Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
-            .define("reconcile.map.buffer.cells", Type.INT, "100000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+            .define(MAP_BUFFER_CELLS, Type.INT, "100000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
-            .define("reconcile.tmp.dir", Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
+            .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
 
     public ReconcileConfig {
         if (lookbackDays < 0 || splits < 1 || reducers < 1 || joinBatch < 1 || mapBufferCells < 1) {
@@ -57,10 +78,10 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
     }
 
     public static ReconcileConfig from(ConfigDef.Values v) {
-        return new ReconcileConfig(v.bool("reconcile.enabled"), v.time("reconcile.time"), v.integer("reconcile.lookback.days"),
-                v.millis("reconcile.grace.ms"), v.millis("reconcile.aggregator.liveness.ms"), v.millis("reconcile.poll.ms"),
-                v.integer("reconcile.splits"), v.integer("reconcile.reducers"), v.integer("reconcile.join.batch"),
-                v.integer("reconcile.map.buffer.cells"), v.string("reconcile.tmp.dir"));
+        return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),
+                v.millis(GRACE_MS), v.millis(LIVENESS_MS), v.millis(POLL_MS),
+                v.integer(SPLITS), v.integer(REDUCERS), v.integer(JOIN_BATCH),
+                v.integer(MAP_BUFFER_CELLS), v.string(TMP_DIR));
     }
 
     /** Defaults, overridden by {@code overrides} (setting name → value). */
@@ -80,12 +101,12 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
         return of(given);
     }
 
-    /** Writes the job tuning settings into a Hadoop configuration. */
+    /** Writes the job's settings (those of its submitter and {@link #TASK_SETTINGS}) into a Hadoop configuration. */
     public void applyTo(Configuration conf) {
-        conf.setInt("reconcile.splits", splits);
-        conf.setInt("reconcile.reducers", reducers);
-        conf.setInt("reconcile.join.batch", joinBatch);
-        conf.setInt("reconcile.map.buffer.cells", mapBufferCells);
-        conf.set("reconcile.tmp.dir", tmpDir);
+        conf.setInt(SPLITS, splits);
+        conf.setInt(REDUCERS, reducers);
+        conf.setInt(JOIN_BATCH, joinBatch);
+        conf.setInt(MAP_BUFFER_CELLS, mapBufferCells);
+        conf.set(TMP_DIR, tmpDir);
     }
 }

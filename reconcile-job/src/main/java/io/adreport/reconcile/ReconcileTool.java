@@ -37,9 +37,7 @@ public final class ReconcileTool extends Configured implements Tool {
     /** The job for {@code args}, configured and not submitted. */
     public static Job createSubmittableJob(Configuration conf, String[] args) throws IOException {
         ReconcileOptions o = ReconcileOptions.parse(args);
-        Configuration c = new Configuration(conf);
-        ReconcileConfig.from(conf).applyTo(c);
-        return ReconcileJob.create(c, layout(o), o.day(), o.dryRun());
+        return ReconcileJob.create(conf, layout(o), o.day(), o.dryRun());
     }
 
     static TableLayout layout(ReconcileOptions o) {

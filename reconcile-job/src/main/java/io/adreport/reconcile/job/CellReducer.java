@@ -34,8 +34,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
 
     @Override
     protected void setup(Context ctx) {
-        TableLayout layout = JobSettings.layout(ctx.getConfiguration());
-        dryRun = ctx.getConfiguration().getBoolean(JobSettings.DRY_RUN, true);
+        JobSettings job = JobSettings.from(ctx.getConfiguration());
+        TableLayout layout = job.layout();
+        dryRun = job.dryRun();
         rollups = layout.cube().rollups();
         int n = rollups.size();
         tables = new ImmutableBytesWritable[n];

@@ -9,7 +9,6 @@ import io.adreport.schema.table.TableLayout;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.mapreduce.InputFormat;
@@ -34,8 +33,8 @@ public final class DayInputFormat extends InputFormat<IntWritable, Result> {
 
     @Override
     public List<InputSplit> getSplits(JobContext context) {
-        Configuration conf = context.getConfiguration();
-        return splits(JobSettings.layout(conf), JobSettings.day(conf), conf.getInt(JobSettings.SPLITS, 4));
+        JobSettings job = JobSettings.from(context.getConfiguration());
+        return splits(job.layout(), job.day(), job.splits());
     }
 
     static List<InputSplit> splits(TableLayout layout, LocalDate day, int wanted) {

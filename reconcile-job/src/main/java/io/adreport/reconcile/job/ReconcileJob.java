@@ -3,6 +3,8 @@ package io.adreport.reconcile.job;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
@@ -43,18 +45,19 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
  * with {@code yarn} the job and its dependency jars are shipped to the cluster.
  */
 public final class ReconcileJob {
-    /** Base directory for the local job runner's files; empty means the system temp dir. */
-    public static final String TMP_DIR = "reconcile.tmp.dir";
-    /** Reduce tasks (the output is partitioned by cell). */
-    public static final String REDUCERS = "reconcile.reducers";
 
     private ReconcileJob() {
     }
 
-    /** The job, configured and not submitted. {@code conf} is copied. */
+    /**
+     * The job, configured and not submitted. {@code conf} is copied; the {@link ReconcileConfig}
+     * settings it holds are checked and the missing ones written with their defaults, so that
+     * every task reads the same values.
+     */
     public static Job create(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun) throws IOException {
         Configuration c = new Configuration(conf);
-        JobSettings.write(c, layout, day, dryRun);
+        ReconcileConfig config = ReconcileConfig.from(c);
+        JobSettings.write(c, layout, day, dryRun, config);
         c.setBoolean("mapreduce.map.speculative", false);
         c.setBoolean("mapreduce.reduce.speculative", false);
         c.setInt("mapreduce.job.counters.max", Math.max(c.getInt("mapreduce.job.counters.max", 120), 500));
@@ -66,7 +69,7 @@ public final class ReconcileJob {
         job.setMapOutputValueClass(CellValue.class);
         job.setCombinerClass(CellCombiner.class);
         job.setReducerClass(CellReducer.class);
-        job.setNumReduceTasks(Math.max(1, c.getInt(REDUCERS, 1)));
+        job.setNumReduceTasks(config.reducers());
         if (dryRun) {
             job.setOutputFormatClass(NullOutputFormat.class);
         } else {
@@ -75,8 +78,9 @@ public final class ReconcileJob {
         job.setOutputKeyClass(ImmutableBytesWritable.class);
         if (!isLocal(c)) {
             TableMapReduceUtil.addDependencyJars(job);
+            // The tasks read the cube with CubeLoader, which needs Jackson's YAML reader and SnakeYAML.
             TableMapReduceUtil.addDependencyJarsForClasses(job.getConfiguration(), Cube.class, ObjectMapper.class,
-                    JsonParser.class, JsonInclude.class, DriftReport.class);
+                    JsonParser.class, JsonInclude.class, YAMLFactory.class, org.yaml.snakeyaml.Yaml.class, DriftReport.class);
         }
         return job;
     }
@@ -90,7 +94,7 @@ public final class ReconcileJob {
         Configuration c = new Configuration(conf);
         Path work = null;
         if (isLocal(c)) {
-            String base = c.get(TMP_DIR, "");
+            String base = ReconcileConfig.from(c).tmpDir();
             work = base.isEmpty() ? Files.createTempDirectory("adreport-reconcile")
                     : Files.createTempDirectory(Files.createDirectories(Path.of(base)), "adreport-reconcile");
             localRunner(c, work);

@@ -83,12 +83,13 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     @Override
     protected void setup(Context ctx) {
         context = ctx;
-        layout = JobSettings.layout(ctx.getConfiguration());
+        JobSettings job = JobSettings.from(ctx.getConfiguration());
+        layout = job.layout();
         Cube cube = layout.cube();
         keys = new RowKeyCodec(cube);
         fanout = new CounterFanout(cube);
         join = cube.event().join();
-        LocalDate day = JobSettings.day(ctx.getConfiguration());
+        LocalDate day = job.day();
         epochDay = day.toEpochDay();
         endOfDay = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
         for (int i = 0; i < cube.rollups().size(); i++) {
@@ -97,8 +98,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         for (Metric m : cube.metrics()) {
             qualifiers.put(m.name(), m.name().getBytes(StandardCharsets.UTF_8));
         }
-        bufferLimit = Math.max(1, ctx.getConfiguration().getInt(JobSettings.MAP_BUFFER_CELLS, 100_000));
-        joinBatch = Math.max(1, ctx.getConfiguration().getInt(JobSettings.JOIN_BATCH, 1000));
+        bufferLimit = job.mapBufferCells();
+        joinBatch = job.joinBatch();
         eventsPerRollup = new long[cube.rollups().size()];
         touched = new boolean[cube.rollups().size()];
     }

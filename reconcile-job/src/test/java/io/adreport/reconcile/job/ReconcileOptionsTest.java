@@ -37,17 +37,6 @@ class ReconcileOptionsTest {
     }
 
     @Test
-    void the_cube_travels_in_the_job_configuration_unchanged() {
-        Cube cube = CubeLoader.defaultCube();
-        Cube back = JobSettings.cube(JobSettings.cubeJson(cube));
-        assertEquals(cube.rollups(), back.rollups());
-        assertEquals(cube.metrics(), back.metrics());
-        assertEquals(cube.event(), back.event());
-        assertEquals(cube.saltBuckets(), back.saltBuckets());
-        assertEquals(cube.rawSaltBuckets(), back.rawSaltBuckets());
-    }
-
-    @Test
     void splits_cover_every_range_of_the_day_once() {
         Cube cube = CubeLoader.defaultCube();
         TableLayout layout = new TableLayout(cube, "ads");

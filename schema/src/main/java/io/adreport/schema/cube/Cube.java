@@ -22,11 +22,14 @@ import java.util.Optional;
  * @param rawSaltBuckets  salt buckets of the raw events table; frozen likewise
  * @param rawTtlDays      raw event retention
  * @param maxValueLength  maximum length of any string value not covered by a dimension rule
+ * @param source          the text {@link CubeLoader} read this cube from, or null for a cube
+ *                        built in code; only a cube with its source can be sent to the tasks of
+ *                        a MapReduce job, which read it again from that text
  */
 public record Cube(String name, EventSpec event, List<Dimension> dimensions,
                    List<NumericField> numericFields, List<Metric> metrics,
                    List<DerivedMetric> derived, List<Rollup> rollups,
-                   int saltBuckets, int rawSaltBuckets, int rawTtlDays, int maxValueLength) {
+                   int saltBuckets, int rawSaltBuckets, int rawTtlDays, int maxValueLength, CubeSource source) {
 
     public Cube {
         Objects.requireNonNull(name, "name");
@@ -36,6 +39,14 @@ public record Cube(String name, EventSpec event, List<Dimension> dimensions,
         metrics = List.copyOf(metrics);
         derived = List.copyOf(derived);
         rollups = List.copyOf(rollups);
+    }
+
+    /** A cube built in code, without source text. */
+    public Cube(String name, EventSpec event, List<Dimension> dimensions, List<NumericField> numericFields,
+                List<Metric> metrics, List<DerivedMetric> derived, List<Rollup> rollups,
+                int saltBuckets, int rawSaltBuckets, int rawTtlDays, int maxValueLength) {
+        this(name, event, dimensions, numericFields, metrics, derived, rollups, saltBuckets, rawSaltBuckets, rawTtlDays,
+                maxValueLength, null);
     }
 
     public Optional<Dimension> dimension(String name) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,8 +38,16 @@ public final class CubeLoader {
 
     /** The default ads cube shipped with the project. */
     public static Cube defaultCube() {
+        return defaultSource().parse();
+    }
+
+    /** The text of the default ads cube, as shipped in the class path. */
+    public static CubeSource defaultSource() {
         try (InputStream in = CubeLoader.class.getResourceAsStream(DEFAULT_RESOURCE)) {
-            return new CubeLoader("ads.yaml (built in)").parse(YAML.readTree(in));
+            if (in == null) {
+                throw new IllegalStateException(DEFAULT_RESOURCE + " is missing from the class path");
+            }
+            return new CubeSource("ads.yaml (built in)", new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -54,7 +63,7 @@ public final class CubeLoader {
         return parse(file.toString(), text);
     }
 
-    /** Parses cube text; {@code source} names it in error messages. */
+    /** Parses cube text; {@code source} names it in error messages. The cube keeps the text. */
     public static Cube parse(String source, String text) {
         JsonNode root;
         try {
@@ -62,10 +71,10 @@ public final class CubeLoader {
         } catch (IOException e) {
             throw new CubeException(source + ": not valid YAML or JSON: " + e.getMessage().lines().findFirst().orElse(""), e);
         }
-        return new CubeLoader(source).parse(root);
+        return new CubeLoader(source).parse(root, new CubeSource(source, text));
     }
 
-    private Cube parse(JsonNode root) {
+    private Cube parse(JsonNode root, CubeSource text) {
         if (root == null || !root.isObject()) {
             throw fail("(top level)", "must be a mapping");
         }
@@ -87,7 +96,7 @@ public final class CubeLoader {
         metrics.forEach(m -> metricNames.add(m.name()));
         List<DerivedMetric> derived = derived(root.path("derived"), metricNames);
         List<Rollup> rollups = rollups(root.path("rollups"), dimNames);
-        return new Cube(name, event, dimensions, numeric, metrics, derived, rollups, salt, rawSalt, rawTtl, maxLen);
+        return new Cube(name, event, dimensions, numeric, metrics, derived, rollups, salt, rawSalt, rawTtl, maxLen, text);
     }
 
     private EventSpec event(JsonNode node, Set<String> dimNames) {

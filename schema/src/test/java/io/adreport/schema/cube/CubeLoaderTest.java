@@ -31,6 +31,16 @@ class CubeLoaderTest {
     }
 
     @Test
+    void a_cube_keeps_the_text_it_was_read_from() {
+        CubeSource ads = CubeLoader.defaultSource();
+        assertEquals(ads, CubeLoader.defaultCube().source());
+        assertTrue(ads.text().startsWith("name: ads") || ads.text().contains("\nname: ads"), ads.text());
+        String json = "{\"name\": \"t\", \"event\": {\"timeField\": \"time\"}, \"dimensions\": [],"
+                + " \"metrics\": [{\"name\": \"n\", \"count\": true}], \"rollups\": [{\"name\": \"all\", \"dimensions\": []}]}";
+        assertEquals(new CubeSource("t.json", json), CubeLoader.parse("t.json", json).source());
+    }
+
+    @Test
     void a_web_analytics_cube_without_types_or_ids_loads() {
         Cube cube = CubeLoader.parse("wiki.json", """
                 {"name": "wiki", "event": {"timeField": "time"},

@@ -16,8 +16,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,7 +27,6 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Table;
 import org.slf4j.Logger;
@@ -120,19 +117,6 @@ public final class GroupCommit {
         }
     }
 
-    /** Raw row key with value equality. */
-    private record RowId(byte[] row) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof RowId r && Arrays.equals(r.row, row);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(row);
-        }
-    }
-
     void commit(List<RawStore.Submission> batch) {
         List<Entry> owned = new ArrayList<>();
         for (RawStore.Submission s : batch) {
@@ -196,7 +180,7 @@ public final class GroupCommit {
                 puts.add(codec.toPut(e.event, arrival));
                 putEntries.add(e);
             }
-            Set<RowId> failed = put(raw, puts);
+            Set<RowId> failed = RawPuts.put(raw, puts);
             for (Entry e : putEntries) {
                 if (failed.contains(e.key)) {
                     e.result.completeExceptionally(new StoreUnavailable("raw write failed", null));
@@ -266,24 +250,6 @@ public final class GroupCommit {
         metrics.existenceReads.add(read);
         metrics.existenceSkipped.add(filtered);
         return gets;
-    }
-
-    /** Writes the puts; returns the identities whose put failed. */
-    private Set<RowId> put(Table raw, List<Put> puts) throws IOException {
-        if (puts.isEmpty()) {
-            return Set.of();
-        }
-        try {
-            raw.put(puts);
-            return Set.of();
-        } catch (RetriesExhaustedWithDetailsException ex) {
-            Set<RowId> failed = new HashSet<>();
-            for (int i = 0; i < ex.getNumExceptions(); i++) {
-                failed.add(new RowId(ex.getRow(i).getRow()));
-            }
-            LOG.warn("{} of {} raw puts failed: {}", failed.size(), puts.size(), ex.getMessage());
-            return failed;
-        }
     }
 
     private void count(Entry e) {

@@ -11,13 +11,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,9 +58,9 @@ public final class PutOnlyCommit {
                 puts.add(codec.toPut(e, arrival));
             }
         }
-        Set<String> failed;
+        Set<RowId> failed;
         try (Table raw = tables.open(layout.rawTable())) {
-            failed = put(raw, puts);
+            failed = RawPuts.put(raw, puts);
         } catch (IOException | RuntimeException ex) {
             LOG.warn("put-only commit of {} events failed: {}", puts.size(), ex.toString());
             metrics.storeFailures.add(puts.size());
@@ -78,7 +75,7 @@ public final class PutOnlyCommit {
             int n = s.events().size();
             int lost = 0;
             for (Put p : puts.subList(next, next + n)) {
-                if (failed.contains(Bytes.toStringBinary(p.getRow()))) {
+                if (failed.contains(new RowId(p.getRow()))) {
                     lost++;
                 }
             }
@@ -89,24 +86,6 @@ public final class PutOnlyCommit {
             } else {
                 s.done().complete(Collections.nCopies(n, Outcome.STORED));
             }
-        }
-    }
-
-    /** Writes the puts; returns the rows (printable form) whose put failed. */
-    private static Set<String> put(Table raw, List<Put> puts) throws IOException {
-        if (puts.isEmpty()) {
-            return Set.of();
-        }
-        try {
-            raw.put(puts);
-            return Set.of();
-        } catch (RetriesExhaustedWithDetailsException ex) {
-            Set<String> failed = new HashSet<>();
-            for (int i = 0; i < ex.getNumExceptions(); i++) {
-                failed.add(Bytes.toStringBinary(ex.getRow(i).getRow()));
-            }
-            LOG.warn("{} of {} put-only raw puts failed: {}", failed.size(), puts.size(), ex.getMessage());
-            return failed;
         }
     }
 }

@@ -2,6 +2,7 @@ package io.adreport.launcher.local;
 
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
+import io.adreport.schema.cube.Cube;
 import io.adreport.launcher.cli.Args;
 import io.adreport.launcher.cli.Context;
 import io.adreport.launcher.cli.Settings;
@@ -76,6 +77,9 @@ public final class LocalStack {
             settings.putDefault("demo.rate", args.flag("demo-rate"));
         }
         Context pre = Context.from(settings);
+        if (args.has("demo")) {
+            requireDemoCube(pre.cube());
+        }
         Path dataDir = pre.core().dataDir().toAbsolutePath().normalize();
         prepareDataDir(dataDir);
         settings.putDefault("device.hash.secret", readOrCreateSecret(dataDir.resolve("device.secret"), 32));
@@ -282,6 +286,19 @@ public final class LocalStack {
     }
 
     /** A hex secret generated once and kept (mode 600, written atomically) in {@code file}. */
+    /**
+     * The simulator sends ad beacons and signs an advertiser in: refuse, before anything starts, a
+     * cube that has no advertiser-owned rollup to show them in (a web-analytics or Wikipedia cube).
+     */
+    static void requireDemoCube(Cube cube) {
+        boolean advertiserRollup = cube.rollups().stream().anyMatch(r -> "advertiser".equals(r.tenant()));
+        if (!advertiserRollup || cube.dimension("advertiser").isEmpty()) {
+            throw new IllegalArgumentException("--demo simulates ad traffic for the built-in ads cube; cube '" + cube.name()
+                    + "' has no rollup owned by an advertiser. Start without --demo and post your own events "
+                    + "(bin/adreport replay FILE, or POST /v1/events)");
+        }
+    }
+
     /**
      * The demo's seed, kept in the data directory: the back-fill's beacon ids follow from it, so
      * a start that stopped before its back-fill finished re-sends the same beacons next time

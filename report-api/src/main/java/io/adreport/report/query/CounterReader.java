@@ -13,11 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -51,7 +48,7 @@ import org.apache.hadoop.hbase.client.Table;
  */
 public final class CounterReader {
     static final int GET_CHUNK = 1000;
-    private static final int SCAN_CACHING = 1000;
+    static final int SCAN_CACHING = 1000;
 
     private final Connection connection;
     private final TableLayout layout;
@@ -112,7 +109,7 @@ public final class CounterReader {
             }
             Map<GroupKey, long[]> merged = new HashMap<>();
             for (Future<Map<GroupKey, long[]>> f : futures) {
-                Map<GroupKey, long[]> part = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                Map<GroupKey, long[]> part = ReadFailure.await(f, deadline - System.nanoTime(), timeout);
                 for (Map.Entry<GroupKey, long[]> e : part.entrySet()) {
                     long[] sum = merged.computeIfAbsent(e.getKey(), k -> new long[width]);
                     long[] add = e.getValue();
@@ -122,16 +119,6 @@ public final class CounterReader {
                 }
             }
             return merged;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof QueryException qe) {
-                throw qe;
-            }
-            throw new ReadFailure("reading counters failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new ReadFailure("reading counters took longer than " + timeout.toMillis() + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ReadFailure("interrupted", e);
         } finally {
             job.stop();
             futures.forEach(f -> f.cancel(true));

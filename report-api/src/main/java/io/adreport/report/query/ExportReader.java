@@ -17,11 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
@@ -478,7 +475,7 @@ public final class ExportReader {
 
         private Map<List<String>, long[]> sumScan(Range r, int bucket, AtomicLong rows) throws IOException {
             KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
-            Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(1000));
+            Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(CounterReader.SCAN_CACHING));
             Map<List<String>, long[]> out = new HashMap<>();
             try (Table table = connection.getTable(layout.counterTable(q.rollup()));
                  ResultScanner rs = table.getScanner(scan)) {
@@ -512,20 +509,7 @@ public final class ExportReader {
         }
 
         private <T> T await(Future<T> f) {
-            try {
-                return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof QueryException qe) {
-                    throw qe;
-                }
-                throw new ReadFailure("reading counters failed: " + e.getCause(), e.getCause());
-            } catch (TimeoutException e) {
-                f.cancel(true);
-                throw new ReadFailure("reading counters took longer than " + timeout.toMillis() + " ms", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ReadFailure("interrupted", e);
-            }
+            return ReadFailure.await(f, timeout.toNanos(), timeout);
         }
 
         @Override

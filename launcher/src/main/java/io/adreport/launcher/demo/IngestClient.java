@@ -21,8 +21,8 @@ import java.util.List;
  * does, and books every answer in {@link DemoStats}.
  *
  * <p>Request size: a batch goes out in requests of at most {@link #MAX_REQUEST_LINES} lines and
- * {@link #MAX_REQUEST_BYTES} bytes, well under the ingest's limit of {@link #INGEST_MAX_EVENTS}
- * events or {@link #INGEST_MAX_BYTES} bytes per request (413 beyond), so however large a batch the
+ * {@link #MAX_REQUEST_BYTES} bytes, well under the ingest contract's limit of 10,000 events or
+ * 10 MiB per request (413 beyond), so however large a batch the
  * caller hands over (a back-fill hour, a catch-up tick at a high rate), no request is refused for
  * its size. Smaller requests also keep a retry cheap. Only a single line longer than the byte
  * limit would still be refused; the simulator makes none.
@@ -39,10 +39,7 @@ import java.util.List;
  * <p>Concurrency: one caller thread at a time; {@code lastError} is volatile for readers.
  */
 final class IngestClient {
-    /** The ingest contract's limits per request: more events or bytes are answered 413. */
-    static final int INGEST_MAX_EVENTS = 10_000;
-    static final int INGEST_MAX_BYTES = 10 * 1024 * 1024;
-    /** What one request carries at most: a fifth of the event limit and a tenth of the byte limit. */
+    /** What one request carries at most: a fifth of the ingest's event limit and a tenth of its byte limit. */
     static final int MAX_REQUEST_LINES = 2_000;
     static final int MAX_REQUEST_BYTES = 1024 * 1024;
     static final int MAX_OVERLOAD_RETRIES = 20;

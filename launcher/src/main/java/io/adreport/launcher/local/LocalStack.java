@@ -40,6 +40,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -182,7 +183,7 @@ public final class LocalStack {
         started.push(ticker::shutdownNow);
         // An embedded HBase that aborted does not come back inside this process: stop loudly
         // (a restart replays the WAL) rather than answer every request with 503.
-        java.util.concurrent.atomic.AtomicReference<String> hbaseFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<String> hbaseFailure = new AtomicReference<>();
         ticker.scheduleWithFixedDelay(() -> {
             String failure = hbase.failure();
             if (failure != null && hbaseFailure.compareAndSet(null, failure)) {

@@ -1,7 +1,7 @@
 package io.adreport.aggregator;
 
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.aggregator.flush.CoalescedCounters;

@@ -1,10 +1,10 @@
 package io.adreport.aggregator.dayclose;
 
 import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.time.UtcDay;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -124,7 +124,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     /** One poll: read, publish, wait for quiet, acknowledge. Package-visible for tests; thread-confined to the scheduler otherwise. */
     synchronized void pollOnce() {
         try {
-            LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+            LocalDate today = UtcDay.today(clock).date();
             Set<LocalDate> closed = meta.closedDays(today.minusDays(windowDays), today.plusDays(1));
             Set<Long> days = new HashSet<>(closedEpochDays);
             closed.forEach(d -> days.add(d.toEpochDay()));
@@ -168,7 +168,7 @@ public final class DayCloseWatcher implements AutoCloseable {
         for (Long day : List.copyOf(lateDays)) {
             if (lateDays.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
                 try {
-                    meta.markLate(LocalDate.ofEpochDay(day));
+                    meta.markLate(UtcDay.ofEpochDay(day).date());
                 } catch (RuntimeException e) {
                     lateDays.add(day);
                     throw e;

@@ -2,7 +2,7 @@ package io.adreport.aggregator.flush;
 
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;

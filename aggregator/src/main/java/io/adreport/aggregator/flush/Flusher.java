@@ -3,7 +3,7 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
-import io.adreport.aggregator.coalesce.CounterCells;
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;

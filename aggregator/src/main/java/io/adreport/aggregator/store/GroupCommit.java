@@ -4,17 +4,16 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.flush.CounterWriter;
-import io.adreport.schema.cube.CounterFanout;
-import io.adreport.schema.cube.EventSpec;
+import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.counting.CounterFanout;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * inflates a live counter until the day is reconciled, never a billed number.
  *
  * <h2>Attribution</h2>
- * A join event's target keys ({@code rawKey(targetType, joinRef, day)} for its day and
- * {@code lookbackDays} before) are read in the same multi-get; a target still in flight in this
+ * A join event's target keys ({@link CounterCells#joinTargets}: its day and {@code lookbackDays}
+ * before) are read in the same multi-get; a target still in flight in this
  * process is taken from memory. Found: the event is counted under the target's dimensions.
  * Not found: counted unattributed ({@link CounterFanout} decides what that touches).
  *
@@ -72,8 +71,7 @@ public final class GroupCommit {
     private final TableLayout layout;
     private final RowKeyCodec keys;
     private final RawEventCodec codec;
-    private final CounterFanout fanout;
-    private final EventSpec.Join join;
+    private final CounterCells cells;
     private final TableSource tables;
     private final CounterWriter counters;
     private final DayCloseWatcher days;
@@ -90,8 +88,7 @@ public final class GroupCommit {
         this.layout = layout;
         this.keys = new RowKeyCodec(layout.cube());
         this.codec = new RawEventCodec(keys);
-        this.fanout = new CounterFanout(layout.cube());
-        this.join = layout.cube().event().join();
+        this.cells = new CounterCells(layout.cube(), keys);
         this.tables = tables;
         this.counters = counters;
         this.days = days;
@@ -113,7 +110,7 @@ public final class GroupCommit {
         Entry(Event event, RowId key) {
             this.event = event;
             this.key = key;
-            this.day = LocalDate.ofInstant(event.ts(), ZoneOffset.UTC).toEpochDay();
+            this.day = UtcDay.epochDayOf(event.ts());
         }
     }
 
@@ -226,23 +223,23 @@ public final class GroupCommit {
                 e.existsGet = -1; // certainly absent
                 filtered++;
             }
-            if (!fanout.isJoinEvent(e.event) || e.event.joinRef() == null) {
+            List<CounterCells.JoinTarget> candidates = cells.joinTargets(e.event);
+            if (candidates.isEmpty()) {
                 continue;
             }
             List<Integer> targets = new ArrayList<>();
-            for (int back = 0; back <= join.lookbackDays(); back++) {
-                byte[] target = keys.rawKey(join.targetType(), e.event.joinRef(), day - back);
-                Entry pending = inFlight.get(new RowId(target));
+            for (CounterCells.JoinTarget target : candidates) {
+                Entry pending = inFlight.get(new RowId(target.rawKey()));
                 if (pending != null) {
                     e.inherited = pending.event.dimensions();
                     break;
                 }
-                if (!storedIds.mightBeStored(target, day - back)) {
+                if (!storedIds.mightBeStored(target.rawKey(), target.epochDay())) {
                     filtered++;
                     continue;
                 }
                 targets.add(gets.size());
-                gets.add(new Get(target).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
+                gets.add(new Get(target.rawKey()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
                 read++;
             }
             e.targetGets = targets.stream().mapToInt(Integer::intValue).toArray();

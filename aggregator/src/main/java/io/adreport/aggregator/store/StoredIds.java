@@ -4,9 +4,9 @@ import io.adreport.aggregator.TableSource;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.time.Clock;
-import java.time.LocalDate;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -120,7 +120,7 @@ public final class StoredIds implements AutoCloseable {
         if (days == 0) {
             return null;
         }
-        long today = Math.floorDiv(clock.millis(), 86_400_000L); // UTC epoch day, per event: no allocation
+        long today = UtcDay.epochDayOfMillis(clock.millis()); // per event: no allocation
         if (epochDay < today - days + 1 || epochDay > today + 1) {
             return null;
         }
@@ -142,7 +142,7 @@ public final class StoredIds implements AutoCloseable {
     private void load(long epochDay, DayFilter f) {
         long start = System.nanoTime();
         long n = 0;
-        LocalDate day = LocalDate.ofEpochDay(epochDay);
+        UtcDay day = UtcDay.ofEpochDay(epochDay);
         try (Table raw = tables.open(layout.rawTable())) {
             for (int salt = 0; salt < keys.rawSaltBuckets(); salt++) {
                 KeyRange range = keys.rawDayRange(salt, day);

@@ -1,28 +1,23 @@
 package io.adreport.reconcile.job;
 
+import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.counting.CounterFanout;
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.cube.CounterFanout;
-import io.adreport.schema.cube.EventSpec;
-import io.adreport.schema.cube.Granularity;
-import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
@@ -35,12 +30,14 @@ import org.apache.hadoop.mapreduce.Mapper;
 
 /**
  * Turns day D's raw rows into expected counter deltas and D's counter rows into stored values,
- * both keyed by cell ({@link CellKeys}).
+ * both keyed by cell ({@link CellKeys}; addresses from {@link CounterCells}, shared with the live
+ * aggregator).
  *
  * <p>Counting: each raw row is one event (the raw key is the dedup identity, so a replay is the
  * same row); its deltas come from {@link CounterFanout}, the rules the live aggregator uses.
  * Join events (clicks, conversions) are held back and looked up in batches of Gets on the raw
- * table — the target's key for D and each of the {@code lookbackDays} days before — so a click
+ * table — {@link CounterCells#joinTargets}: the target's key for D and each of the
+ * {@code lookbackDays} days before — so a click
  * whose impression arrived after it is attributed now; one whose target is still missing is
  * counted as unattributed.
  *
@@ -57,12 +54,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
 
     private TableLayout layout;
     private RowKeyCodec keys;
-    private CounterFanout fanout;
-    private EventSpec.Join join;
-    private long epochDay;
+    private CounterCells cells;
     private Instant endOfDay;
-    private final Map<String, Integer> rollupIndex = new HashMap<>();
-    private final Map<String, byte[]> qualifiers = new HashMap<>();
     private final Map<ByteBuffer, CellValue> buffer = new HashMap<>();
     private int bufferLimit;
     private final List<Event> pendingJoins = new ArrayList<>();
@@ -72,14 +65,6 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private boolean[] touched;
     private Context context;
 
-    // Last row key built: the fan-out emits every metric of one (rollup, granularity, bucket,
-    // values) in a row, so the key and its salt hash are built once for all of them.
-    private Rollup lastRollup;
-    private Granularity lastGranularity;
-    private long lastBucket;
-    private List<String> lastValues;
-    private byte[] lastRow;
-
     @Override
     protected void setup(Context ctx) {
         context = ctx;
@@ -87,17 +72,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         layout = job.layout();
         Cube cube = layout.cube();
         keys = new RowKeyCodec(cube);
-        fanout = new CounterFanout(cube);
-        join = cube.event().join();
-        LocalDate day = job.day();
-        epochDay = day.toEpochDay();
-        endOfDay = day.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant();
-        for (int i = 0; i < cube.rollups().size(); i++) {
-            rollupIndex.put(cube.rollups().get(i).name(), i);
-        }
-        for (Metric m : cube.metrics()) {
-            qualifiers.put(m.name(), m.name().getBytes(StandardCharsets.UTF_8));
-        }
+        cells = new CounterCells(cube, keys);
+        endOfDay = UtcDay.of(job.day()).end();
         bufferLimit = job.mapBufferCells();
         joinBatch = job.joinBatch();
         eventsPerRollup = new long[cube.rollups().size()];
@@ -132,7 +108,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         if (arrival != null && !arrival.isBefore(endOfDay)) {
             context.getCounter(ReconcileCounter.LATE_EVENTS).increment(1);
         }
-        if (fanout.isJoinEvent(e)) {
+        if (cells.isJoinEvent(e)) {
             pendingJoins.add(e);
             if (pendingJoins.size() >= joinBatch) {
                 resolveJoins();
@@ -147,14 +123,15 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         if (pendingJoins.isEmpty()) {
             return;
         }
-        int perEvent = join.lookbackDays() + 1;
-        List<Get> gets = new ArrayList<>(pendingJoins.size() * perEvent);
-        for (Event e : pendingJoins) {
-            for (int k = 0; k < perEvent; k++) {
-                gets.add(new Get(keys.rawKey(join.targetType(), e.joinRef(), epochDay - k))
-                        .addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
+        List<Get> gets = new ArrayList<>(pendingJoins.size() * 2);
+        int[] firstGet = new int[pendingJoins.size() + 1];
+        for (int i = 0; i < pendingJoins.size(); i++) {
+            firstGet[i] = gets.size();
+            for (CounterCells.JoinTarget t : cells.joinTargets(pendingJoins.get(i))) {
+                gets.add(new Get(t.rawKey()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
             }
         }
+        firstGet[pendingJoins.size()] = gets.size();
         Result[] found;
         try (Table raw = connection().getTable(layout.rawTable())) {
             found = raw.get(gets);
@@ -162,8 +139,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         for (int i = 0; i < pendingJoins.size(); i++) {
             Event e = pendingJoins.get(i);
             Event attributed = null;
-            for (int k = 0; k < perEvent && attributed == null; k++) {
-                Result r = found[i * perEvent + k];
+            for (int k = firstGet[i]; k < firstGet[i + 1] && attributed == null; k++) {
+                Result r = found[k];
                 if (r != null && !r.isEmpty()) {
                     try {
                         attributed = e.withDimensions(RawEventCodec.fromResult(r).dimensions());
@@ -181,7 +158,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private void count(Event e, boolean attributed) throws IOException, InterruptedException {
         Arrays.fill(touched, false);
         try {
-            fanout.fanOut(e, attributed, this::add);
+            cells.forEach(e, attributed, this::add);
         } catch (SpillFailed f) {
             throw f.failure;
         }
@@ -192,17 +169,9 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         }
     }
 
-    private void add(Rollup rollup, Granularity g, long bucket, List<String> values, String metric, long delta) {
-        if (rollup != lastRollup || g != lastGranularity || bucket != lastBucket || values != lastValues) {
-            lastRow = keys.counterKey(rollup, g, bucket, values);
-            lastRollup = rollup;
-            lastGranularity = g;
-            lastBucket = bucket;
-            lastValues = values;
-        }
-        int index = rollupIndex.get(rollup.name());
-        touched[index] = true;
-        byte[] cell = CellKeys.encode(index, lastRow, qualifiers.get(metric));
+    private void add(int table, byte[] row, int epochDay, int column, long delta) {
+        touched[table] = true;
+        byte[] cell = CellKeys.encode(table, row, cells.qualifier(column));
         buffer.computeIfAbsent(ByteBuffer.wrap(cell), k -> new CellValue()).addExpected(delta);
         if (buffer.size() >= bufferLimit) {
             try {
@@ -223,8 +192,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private void stored(int rollup, Result row, Context ctx) throws IOException, InterruptedException {
         ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ).increment(1);
         for (Cell c : row.rawCells()) {
-            byte[] qualifier = CellUtil.cloneQualifier(c);
-            if (!qualifiers.containsKey(Bytes.toString(qualifier))) {
+            int column = cells.column(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+            if (column < 0) {
                 ctx.getCounter(ReconcileCounter.FOREIGN_CELLS).increment(1);
                 continue;
             }
@@ -235,7 +204,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
                 ctx.getCounter(ReconcileCounter.DAMAGED_CELLS).increment(1);
                 v = CellValue.damagedCell();
             }
-            ctx.write(new ImmutableBytesWritable(CellKeys.encode(rollup, row.getRow(), qualifier)), v);
+            ctx.write(new ImmutableBytesWritable(CellKeys.encode(rollup, row.getRow(), cells.qualifier(column))), v);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.adreport.schema.meta;
 
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -140,7 +141,7 @@ public final class MetaStore {
         Scan scan = new Scan().withStartRow(dayRow(from)).withStopRow(dayRow(toInclusive.plusDays(1)));
         try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
             for (Result r : rs) {
-                LocalDate d = LocalDate.parse(Bytes.toString(r.getRow()).substring(4));
+                LocalDate d = UtcDay.parse(Bytes.toString(r.getRow()).substring(4)).date();
                 out.put(d, toDay(d, r));
             }
         } catch (IOException e) {
@@ -252,7 +253,7 @@ public final class MetaStore {
     // --- helpers ---------------------------------------------------------------------------
 
     private static byte[] dayRow(LocalDate day) {
-        return Bytes.toBytes("day/" + day);
+        return Bytes.toBytes("day/" + UtcDay.of(day));
     }
 
     private static Instant instant(byte[] v) {

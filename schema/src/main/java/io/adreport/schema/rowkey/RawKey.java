@@ -1,5 +1,6 @@
 package io.adreport.schema.rowkey;
 
+import io.adreport.schema.time.UtcDay;
 import java.time.LocalDate;
 
 /**
@@ -12,6 +13,10 @@ import java.time.LocalDate;
  */
 public record RawKey(int salt, long epochDay, String type, String id) {
     public LocalDate day() {
-        return LocalDate.ofEpochDay(epochDay);
+        return utcDay().date();
+    }
+
+    public UtcDay utcDay() {
+        return UtcDay.ofEpochDay(epochDay);
     }
 }

@@ -3,11 +3,11 @@ package io.adreport.schema.rowkey;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.time.UtcDay;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -158,8 +158,8 @@ public final class RowKeyCodec {
 
     /** Rows of one salt bucket, granularity and UTC day. */
     public KeyRange counterDayRange(int salt, Granularity g, LocalDate day) {
-        long from = day.toEpochDay() * 1440;
-        return counterTimeRange(salt, g, from, from + 1440);
+        UtcDay d = UtcDay.of(day);
+        return counterTimeRange(salt, g, d.firstMinute(), d.plusDays(1).firstMinute());
     }
 
     /** Prefix selecting one tenant's rows in one bucket of one time slot. */
@@ -201,7 +201,7 @@ public final class RowKeyCodec {
     }
 
     public byte[] rawKey(String type, String id, Instant ts) {
-        return rawKey(type, id, LocalDate.ofInstant(ts, ZoneOffset.UTC).toEpochDay());
+        return rawKey(type, id, UtcDay.epochDayOf(ts));
     }
 
     public byte[] rawKey(String type, String id, long epochDay) {
@@ -231,7 +231,12 @@ public final class RowKeyCodec {
 
     /** Raw rows of one salt bucket and one UTC day. */
     public KeyRange rawDayRange(int salt, LocalDate day) {
-        return new KeyRange(rawPrefix(salt, day.toEpochDay()), rawPrefix(salt, day.toEpochDay() + 1));
+        return rawDayRange(salt, UtcDay.of(day));
+    }
+
+    /** Raw rows of one salt bucket and one UTC day. */
+    public KeyRange rawDayRange(int salt, UtcDay day) {
+        return new KeyRange(rawPrefix(salt, day.epochDay()), rawPrefix(salt, day.plusDays(1).epochDay()));
     }
 
     private static byte[] rawPrefix(int salt, long epochDay) {

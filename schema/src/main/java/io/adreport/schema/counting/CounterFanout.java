@@ -1,5 +1,9 @@
-package io.adreport.schema.cube;
+package io.adreport.schema.counting;
 
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.Granularity;
+import io.adreport.schema.cube.Metric;
+import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.event.Event;
 import java.util.ArrayList;
 import java.util.List;

@@ -61,7 +61,8 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Interval between two reads of the aggregators' acknowledgements during a day close")
             .define(SPLITS, Type.INT, "4", "1..256", ConfigDef.between(1, 256),
                     "Map tasks per job; on a cluster, set it to the salt bucket count")
-            .define(REDUCERS, Type.INT, "1", "1..256", ConfigDef.between(1, 256), "Reduce tasks per job")
+            .define(REDUCERS, Type.INT, "2", "1..256", ConfigDef.between(1, 256),
+                    "Reduce tasks per job; each reads the stored counters of its own salt buckets (salt % reducers)")
             .define(JOIN_BATCH, Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
             .define(MAP_BUFFER_CELLS, Type.INT, "100000", "1000..10000000", ConfigDef.between(1000, 10_000_000),

@@ -30,12 +30,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Wall time of the reconcile job per million raw events, local job runner against the mini
  * cluster in the same JVM. Skipped unless {@code -Dbench=true}:
  * <pre>
- * mvn -B -o -q install -pl reconcile-job -Dtest=ReconcileBenchmark -Dbench=true -Dbench.events=1000000
+ * mvn -B -o verify -pl reconcile-job -am -Dtest=ReconcileBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dbench=true -Dbench.events=1000000 [-Dbench.jfr=target/reconcile.jfr]
  * </pre>
  * Traffic: 90% impressions, 8% clicks, 2% conversions over one day, default ads cube (16 salt
  * buckets, 8 rollups x 3 granularities). Run 1 finds empty counter tables (every cell is
- * written: the worst case), run 2 finds them exact (every cell checked, none written).
- * Results go to stdout and {@code target/bench-reconcile.txt}.
+ * written: the worst case), run 2 finds them exact (every cell checked, none written). The floor,
+ * measured in the same run: a bare parallel scan of the same day's raw rows ({@code bench.splits}
+ * threads over the raw salt buckets, rows counted, nothing decoded). With {@code bench.jfr} set, a
+ * JFR recording ("profile" settings) covers the two job runs. Results go to stdout and
+ * {@code target/bench-reconcile.txt}.
  */
 @ExtendWith(HBaseExtension.class)
 @EnabledIfSystemProperty(named = "bench", matches = "true")
@@ -87,21 +91,90 @@ class ReconcileBenchmark {
         double loadS = (System.nanoTime() - t0) / 1e9;
         hbase.util().flush(layout.rawTable());
 
-        ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", Integer.toString(splits), "reconcile.tmp.dir", "target/reconcile-tmp"));
+        int reducers = Integer.getInteger("bench.reducers", 2);
+        ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", Integer.toString(splits),
+                "reconcile.reducers", Integer.toString(reducers), "reconcile.tmp.dir", "target/reconcile-tmp"));
         Reconciler reconciler = new Reconciler(hbase.configuration(), hbase.connection(), layout, config,
                 java.time.Clock.systemUTC());
         StringBuilder out = new StringBuilder();
-        out.append(String.format("reconcile benchmark: %,d raw events of one day, %d splits, %d cores, load %.1f s%n",
-                events, splits, Runtime.getRuntime().availableProcessors(), loadS));
+        out.append(String.format("reconcile benchmark: %,d raw events of one day, %d splits, %d reducers, %d cores, load %.1f s, load average %s%n",
+                events, splits, reducers, Runtime.getRuntime().availableProcessors(), loadS, loadAverage()));
+        double floor = bareScan(hbase, layout, splits, events, out);
+        String jfr = System.getProperty("bench.jfr", "");
+        jdk.jfr.Recording recording = null;
+        if (!jfr.isEmpty()) {
+            recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            recording.start();
+        }
         for (String run : List.of("run 1 (empty counters: every cell written)", "run 2 (exact counters: nothing written)")) {
             long s = System.nanoTime();
             DriftReport r = reconciler.reconcile(D, false, null);
             double secs = (System.nanoTime() - s) / 1e9;
             out.append(String.format("%s: %.1f s wall = %.1f s per million events (%,.0f events/s); cells checked %,d, corrected %,d%n",
                     run, secs, secs * 1_000_000 / events, events / secs, r.totals().cellsChecked(), r.totals().cellsCorrected()));
+            out.append(String.format("  ratio to the bare scan: %.2fx its time%n", secs / floor));
         }
+        out.append(String.format("load average after: %s%n", loadAverage()));
         System.out.print(out);
         Files.writeString(Path.of("target/bench-reconcile.txt"), out);
+        if (recording != null) {
+            recording.stop();
+            Path to = Path.of(jfr).toAbsolutePath();
+            Files.createDirectories(to.getParent());
+            recording.dump(to);
+            recording.close();
+        }
+    }
+
+    /** The floor: every raw row of the day scanned by {@code threads} parallel scanners; returns seconds. */
+    private static double bareScan(MiniHBase hbase, TableLayout layout, int threads, int events, StringBuilder out) throws Exception {
+        RowKeyCodec keys = new RowKeyCodec(layout.cube());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        java.util.concurrent.atomic.AtomicLong rows = new java.util.concurrent.atomic.AtomicLong();
+        long s = System.nanoTime();
+        try {
+            List<java.util.concurrent.Future<?>> parts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int part = t;
+                parts.add(pool.submit(() -> {
+                    try (Table raw = hbase.connection().getTable(layout.rawTable())) {
+                        for (int salt = part; salt < layout.cube().rawSaltBuckets(); salt += threads) {
+                            io.adreport.schema.rowkey.KeyRange range = keys.rawDayRange(salt, D);
+                            org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan()
+                                    .withStartRow(range.start()).withStopRow(range.stop())
+                                    .addFamily(TableLayout.RAW_FAMILY).setCaching(1000).setCacheBlocks(false);
+                            try (org.apache.hadoop.hbase.client.ResultScanner rs = raw.getScanner(scan)) {
+                                for (org.apache.hadoop.hbase.client.Result r : rs) {
+                                    rows.incrementAndGet();
+                                }
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : parts) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        double secs = (System.nanoTime() - s) / 1e9;
+        if (rows.get() != events) {
+            throw new AssertionError("bare scan read " + rows.get() + " rows, loaded " + events);
+        }
+        out.append(String.format("floor (bare parallel scan of the day's raw rows, %d threads): %.1f s = %,.0f events/s%n",
+                threads, secs, events / secs));
+        return secs;
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
     }
 
     /** A value in [0, n) with a skew towards small values (a few big advertisers, publishers). */

@@ -278,7 +278,7 @@ class ReconcileJobTest {
     }
 
     private Reconciler reconciler(TableLayout layout, DayCloseProtocol.Sleeper sleeper) {
-        ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", "2", "reconcile.grace.ms", "5000",
+        ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", "2", "reconcile.reducers", "3", "reconcile.grace.ms", "5000",
                 "reconcile.poll.ms", "200", "reconcile.tmp.dir", "target/reconcile-tmp"));
         return new Reconciler(hbase.configuration(), hbase.connection(), layout, config, clock, sleeper);
     }

@@ -1,9 +1,13 @@
 package io.adreport.reconcile.job;
 
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.util.List;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -17,6 +21,12 @@ import org.apache.hadoop.mapreduce.Reducer;
  * ({@link Bytes#toBytes(long)}, 8 bytes big-endian), or a Delete of a cell that no event of the
  * day counts in. An equal cell is not written, so a second run over unchanged data writes none.
  *
+ * <p>Stored values are not shuffled: this task owns the counter salt buckets
+ * {@link CellPartitioner} sends it, reads their stored cells of the day with {@link StoredCells}
+ * in key order and merges them with the sorted keys it receives — a stored cell before the
+ * current key has no expected value (deleted), one equal to it is compared, and the rest after
+ * the last key are deleted in {@link #cleanup}.
+ *
  * <p>Output goes to {@code MultiTableOutputFormat} (key = counter table name), or nowhere in a
  * dry run. Figures are kept per rollup in task-local arrays and published as job counters in
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
@@ -24,8 +34,11 @@ import org.apache.hadoop.mapreduce.Reducer;
 final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, ImmutableBytesWritable, Mutation> {
     private final CellValue merged = new CellValue();
     private List<Rollup> rollups;
+    private CounterCells cells;
     private ImmutableBytesWritable[] tables;
     private boolean dryRun;
+    private Connection connection;
+    private StoredCells stored;
     private long[] checked;
     private long[] corrected;
     private long[] deleted;
@@ -33,11 +46,12 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
     private long[] maxDrift;
 
     @Override
-    protected void setup(Context ctx) {
+    protected void setup(Context ctx) throws IOException {
         JobSettings job = JobSettings.from(ctx.getConfiguration());
         TableLayout layout = job.layout();
         dryRun = job.dryRun();
         rollups = layout.cube().rollups();
+        cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
         int n = rollups.size();
         tables = new ImmutableBytesWritable[n];
         for (int i = 0; i < n; i++) {
@@ -48,26 +62,44 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
         deleted = new long[n];
         drift = new long[n];
         maxDrift = new long[n];
+        connection = ConnectionFactory.createConnection(ctx.getConfiguration());
+        stored = new StoredCells(connection, layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
+                ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
+                ctx.getCounter(ReconcileCounter.FOREIGN_CELLS), ctx.getCounter(ReconcileCounter.DAMAGED_CELLS));
     }
 
     @Override
     protected void reduce(ImmutableBytesWritable key, Iterable<CellValue> values, Context ctx) throws IOException, InterruptedException {
+        byte[] k = key.get();
+        int off = key.getOffset();
+        int len = key.getLength();
+        while (stored.key() != null && Bytes.compareTo(stored.key(), 0, stored.key().length, k, off, len) < 0) {
+            settle(stored.key(), 0, stored.key().length, stored.value(), ctx);
+            stored.advance();
+        }
         merged.clear();
         for (CellValue v : values) {
             merged.merge(v);
         }
-        byte[] k = key.get();
-        int off = key.getOffset();
+        if (stored.key() != null && Bytes.equals(stored.key(), 0, stored.key().length, k, off, len)) {
+            merged.merge(stored.value());
+            stored.advance();
+        }
+        settle(k, off, len, merged, ctx);
+    }
+
+    /** Expected vs stored for one cell; writes the correction when they differ. */
+    private void settle(byte[] k, int off, int len, CellValue cell, Context ctx) throws IOException, InterruptedException {
         int rollup = CellKeys.rollup(k, off);
-        long expected = merged.expected();
-        long stored = merged.stored();
+        long expected = cell.expected();
+        long storedValue = cell.stored();
         checked[rollup]++;
-        boolean delete = expected == 0 && merged.exists();
-        boolean put = expected != 0 && (!merged.exists() || merged.damaged() || stored != expected);
+        boolean delete = expected == 0 && cell.exists();
+        boolean put = expected != 0 && (!cell.exists() || cell.damaged() || storedValue != expected);
         if (!delete && !put) {
             return;
         }
-        long d = Math.abs(expected - stored);
+        long d = Math.abs(expected - storedValue);
         corrected[rollup]++;
         drift[rollup] += d;
         maxDrift[rollup] = Math.max(maxDrift[rollup], d);
@@ -77,8 +109,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
         if (dryRun) {
             return;
         }
-        byte[] row = CellKeys.row(k, off);
-        byte[] qualifier = CellKeys.qualifier(k, off, key.getLength());
+        byte[] row = CellKeys.row(k, off, len);
+        byte[] qualifier = cells.qualifier(CellKeys.column(k, off, len));
         Mutation m = delete
                 ? new Delete(row).addColumns(TableLayout.COUNTER_FAMILY, qualifier)
                 : new Put(row).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
@@ -86,7 +118,16 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
     }
 
     @Override
-    protected void cleanup(Context ctx) {
+    protected void cleanup(Context ctx) throws IOException, InterruptedException {
+        try {
+            while (stored.key() != null) {
+                settle(stored.key(), 0, stored.key().length, stored.value(), ctx);
+                stored.advance();
+            }
+        } finally {
+            stored.close();
+            connection.close();
+        }
         String task = Integer.toString(ctx.getTaskAttemptID().getTaskID().getId());
         for (int i = 0; i < rollups.size(); i++) {
             String group = Counters.rollupGroup(rollups.get(i).name());

@@ -1,8 +1,6 @@
 package io.adreport.reconcile.job;
 
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.cube.Granularity;
-import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
@@ -18,16 +16,15 @@ import org.apache.hadoop.mapreduce.RecordReader;
 import org.apache.hadoop.mapreduce.TaskAttemptContext;
 
 /**
- * Input of the reconcile job: day D's raw rows (one key range per raw salt bucket, from
- * {@link RowKeyCodec#rawDayRange}) and D's counter rows (one range per rollup, granularity and
- * salt bucket, from {@link RowKeyCodec#counterDayRange}). No other day is scanned.
+ * Input of the reconcile job: day D's raw rows, one key range per raw salt bucket (from
+ * {@link RowKeyCodec#rawDayRange}); no other day is scanned. D's stored counter rows are not map
+ * input: each reduce task reads those of its own salt buckets ({@code StoredCells}).
  *
  * <p>Why not {@code MultiTableInputFormat}: it makes one split, one map task and one HBase
- * connection per scan and region — 16 raw + 8 rollups x 3 granularities x 16 buckets = 400 tasks
- * for the default cube, which costs more in task start-up than the day's data in local mode.
- * Here the ranges are dealt into {@code reconcile.splits} splits by salt bucket
- * ({@code salt % splits}), so each task reads a mix of raw and counter ranges, and one
- * connection serves all ranges of a task. On a cluster, set the splits to the bucket count.
+ * connection per scan and region, which costs more in task start-up than the day's data in
+ * local mode. Here the ranges are dealt into {@code reconcile.splits} splits by salt bucket
+ * ({@code salt % splits}), and one connection serves all ranges of a task. On a cluster, set the
+ * splits to the bucket count.
  */
 public final class DayInputFormat extends InputFormat<IntWritable, Result> {
 
@@ -40,7 +37,7 @@ public final class DayInputFormat extends InputFormat<IntWritable, Result> {
     static List<InputSplit> splits(TableLayout layout, LocalDate day, int wanted) {
         Cube cube = layout.cube();
         RowKeyCodec keys = new RowKeyCodec(cube);
-        int n = Math.max(1, Math.min(wanted, Math.max(cube.saltBuckets(), cube.rawSaltBuckets())));
+        int n = Math.max(1, Math.min(wanted, cube.rawSaltBuckets()));
         List<List<DaySplit.Range>> parts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             parts.add(new ArrayList<>());
@@ -49,16 +46,6 @@ public final class DayInputFormat extends InputFormat<IntWritable, Result> {
         for (int s = 0; s < cube.rawSaltBuckets(); s++) {
             KeyRange r = keys.rawDayRange(s, day);
             parts.get(s % n).add(new DaySplit.Range(DaySplit.RAW, raw, r.start(), r.stop()));
-        }
-        for (int i = 0; i < cube.rollups().size(); i++) {
-            Rollup rollup = cube.rollups().get(i);
-            String table = layout.counterTable(rollup).getNameAsString();
-            for (Granularity g : rollup.granularities()) {
-                for (int s = 0; s < cube.saltBuckets(); s++) {
-                    KeyRange r = keys.counterDayRange(s, g, day);
-                    parts.get(s % n).add(new DaySplit.Range(i, table, r.start(), r.stop()));
-                }
-            }
         }
         List<InputSplit> out = new ArrayList<>();
         parts.forEach(p -> out.add(new DaySplit(p)));

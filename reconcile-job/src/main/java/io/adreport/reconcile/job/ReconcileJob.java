@@ -32,10 +32,11 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
 /**
  * Builds, runs and reads the reconcile MapReduce job for one UTC day.
  *
- * <p>Shape: {@link DayInputFormat} (D's raw rows and D's counter rows, nothing else) →
- * {@link RecountMapper} (events → expected deltas through {@code CounterFanout}; counter rows →
- * stored values) → {@link CellCombiner} → {@link CellReducer} (expected vs stored per cell;
- * Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
+ * <p>Shape: {@link DayInputFormat} (D's raw rows, nothing else) → {@link RecountMapper} (events →
+ * expected deltas through {@code CounterFanout}, summed per cell in memory) → {@link CellCombiner}
+ * → {@link CellPartitioner} (by counter salt bucket) → {@link CellReducer} (merges the sorted
+ * expected cells with the stored cells of its buckets, read in the same order by
+ * {@link StoredCells}; Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
  * dry run. Corrections are Puts of absolute values, so a retried reduce attempt writes the same
  * bytes again: task retries cannot double-count, unlike increments.
  *
@@ -68,6 +69,7 @@ public final class ReconcileJob {
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
         job.setMapOutputValueClass(CellValue.class);
         job.setCombinerClass(CellCombiner.class);
+        job.setPartitionerClass(CellPartitioner.class);
         job.setReducerClass(CellReducer.class);
         job.setNumReduceTasks(config.reducers());
         if (dryRun) {
@@ -129,7 +131,7 @@ public final class ReconcileJob {
         return "local".equals(conf.get("mapreduce.framework.name", "local"));
     }
 
-    /** Local job runner settings: files under {@code work}, small sort buffers, two map threads. */
+    /** Local job runner settings: files under {@code work}, small sort buffers, two map and two reduce threads. */
     static void localRunner(Configuration c, Path work) {
         c.set("mapreduce.framework.name", "local");
         c.set("hadoop.tmp.dir", work.resolve("tmp").toString());
@@ -137,6 +139,7 @@ public final class ReconcileJob {
         c.set("mapreduce.jobtracker.staging.root.dir", work.resolve("staging").toString());
         c.setIfUnset("mapreduce.task.io.sort.mb", "32");
         c.setIfUnset("mapreduce.local.map.tasks.maximum", "2");
+        c.setIfUnset("mapreduce.local.reduce.tasks.maximum", "2"); // reduce tasks read their stored cells in parallel
         c.set("fs.defaultFS", "file:///");
     }
 

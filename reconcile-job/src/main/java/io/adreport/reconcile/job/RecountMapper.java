@@ -10,40 +10,35 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
-import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.mapreduce.Mapper;
 
 /**
- * Turns day D's raw rows into expected counter deltas and D's counter rows into stored values,
- * both keyed by cell ({@link CellKeys}; addresses from {@link CounterCells}, shared with the live
+ * Turns day D's raw rows into expected counter deltas, keyed by cell ({@link CellKeys}; addresses from {@link CounterCells}, shared with the live
  * aggregator).
  *
  * <p>Counting: each raw row is one event (the raw key is the dedup identity, so a replay is the
  * same row); its deltas come from {@link CounterFanout}, the rules the live aggregator uses.
  * Join events (clicks, conversions) are held back and looked up in batches of Gets on the raw
  * table — {@link CounterCells#joinTargets}: the target's key for D and each of the
- * {@code lookbackDays} days before — so a click
+ * {@code lookbackDays} days before, one day per round of Gets for the events not attributed yet — so a click
  * whose impression arrived after it is attributed now; one whose target is still missing is
  * counted as unattributed.
  *
- * <p>Memory: deltas are summed per cell in a map bounded by {@code reconcile.map.buffer.cells};
- * when it is full it is spilled to the framework (and the combiner sums again), so a day with
- * many distinct cells costs more shuffle, never more heap. Pending join events are bounded by
+ * <p>Memory: deltas are summed per cell in {@link CellSums} (primitive sums per counter row,
+ * nothing allocated per delta), bounded by {@code reconcile.map.buffer.cells}; when it is full it
+ * is drained to the framework (and the combiner sums again), so a day with many distinct cells
+ * costs more shuffle, never more heap. Pending join events are bounded by
  * {@code reconcile.join.batch}.
  *
  * <p>Concurrency: one task thread owns every field. Failure: an HBase error fails the task and
@@ -56,8 +51,9 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private RowKeyCodec keys;
     private CounterCells cells;
     private Instant endOfDay;
-    private final Map<ByteBuffer, CellValue> buffer = new HashMap<>();
-    private int bufferLimit;
+    private CellSums sums;
+    private final ImmutableBytesWritable outKey = new ImmutableBytesWritable();
+    private final CellValue outValue = new CellValue();
     private final List<Event> pendingJoins = new ArrayList<>();
     private int joinBatch;
     private Connection connection;
@@ -74,7 +70,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         keys = new RowKeyCodec(cube);
         cells = new CounterCells(cube, keys);
         endOfDay = UtcDay.of(job.day()).end();
-        bufferLimit = job.mapBufferCells();
+        sums = new CellSums(cells.columns(), Math.max(16, job.mapBufferCells() / Math.max(1, cells.columns())));
         joinBatch = job.joinBatch();
         eventsPerRollup = new long[cube.rollups().size()];
         touched = new boolean[cube.rollups().size()];
@@ -82,11 +78,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
 
     @Override
     protected void map(IntWritable source, Result row, Context ctx) throws IOException, InterruptedException {
-        if (source.get() == DaySplit.RAW) {
-            raw(row);
-        } else {
-            stored(source.get(), row, ctx);
-        }
+        raw(row);
     }
 
     private void raw(Result row) throws IOException, InterruptedException {
@@ -123,34 +115,48 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         if (pendingJoins.isEmpty()) {
             return;
         }
-        List<Get> gets = new ArrayList<>(pendingJoins.size() * 2);
-        int[] firstGet = new int[pendingJoins.size() + 1];
-        for (int i = 0; i < pendingJoins.size(); i++) {
-            firstGet[i] = gets.size();
-            for (CounterCells.JoinTarget t : cells.joinTargets(pendingJoins.get(i))) {
-                gets.add(new Get(t.rawKey()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
-            }
+        // Round k reads the k-th candidate (k days back) of the events not attributed yet: most
+        // targets are found on the event's own day, so the older days cost few Gets.
+        int n = pendingJoins.size();
+        List<List<CounterCells.JoinTarget>> candidates = new ArrayList<>(n);
+        Event[] attributed = new Event[n];
+        int rounds = 0;
+        for (Event e : pendingJoins) {
+            List<CounterCells.JoinTarget> t = cells.joinTargets(e);
+            candidates.add(t);
+            rounds = Math.max(rounds, t.size());
         }
-        firstGet[pendingJoins.size()] = gets.size();
-        Result[] found;
         try (Table raw = connection().getTable(layout.rawTable())) {
-            found = raw.get(gets);
-        }
-        for (int i = 0; i < pendingJoins.size(); i++) {
-            Event e = pendingJoins.get(i);
-            Event attributed = null;
-            for (int k = firstGet[i]; k < firstGet[i + 1] && attributed == null; k++) {
-                Result r = found[k];
-                if (r != null && !r.isEmpty()) {
-                    try {
-                        attributed = e.withDimensions(RawEventCodec.fromResult(r).dimensions());
-                    } catch (IllegalArgumentException malformedTarget) {
-                        // counted as malformed by its own day's run; this event stays unattributed
+            for (int k = 0; k < rounds; k++) {
+                List<Get> gets = new ArrayList<>(n);
+                List<Integer> asking = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    if (attributed[i] == null && k < candidates.get(i).size()) {
+                        gets.add(new Get(candidates.get(i).get(k).rawKey()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE));
+                        asking.add(i);
+                    }
+                }
+                if (gets.isEmpty()) {
+                    break;
+                }
+                Result[] found = raw.get(gets);
+                for (int j = 0; j < found.length; j++) {
+                    Result r = found[j];
+                    if (r != null && !r.isEmpty()) {
+                        int i = asking.get(j);
+                        try {
+                            attributed[i] = pendingJoins.get(i).withDimensions(RawEventCodec.fromResult(r).dimensions());
+                        } catch (IllegalArgumentException malformedTarget) {
+                            // counted as malformed by its own day's run; an older candidate may still match
+                        }
                     }
                 }
             }
-            context.getCounter(attributed != null ? ReconcileCounter.ATTRIBUTED : ReconcileCounter.UNATTRIBUTED).increment(1);
-            count(attributed != null ? attributed : e, attributed != null);
+        }
+        for (int i = 0; i < n; i++) {
+            boolean found = attributed[i] != null;
+            context.getCounter(found ? ReconcileCounter.ATTRIBUTED : ReconcileCounter.UNATTRIBUTED).increment(1);
+            count(found ? attributed[i] : pendingJoins.get(i), found);
         }
         pendingJoins.clear();
     }
@@ -171,9 +177,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
 
     private void add(int table, byte[] row, int epochDay, int column, long delta) {
         touched[table] = true;
-        byte[] cell = CellKeys.encode(table, row, cells.qualifier(column));
-        buffer.computeIfAbsent(ByteBuffer.wrap(cell), k -> new CellValue()).addExpected(delta);
-        if (buffer.size() >= bufferLimit) {
+        sums.add(table, row, column, delta);
+        if (sums.full()) {
             try {
                 spill();
             } catch (IOException | InterruptedException ex) {
@@ -183,29 +188,12 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     }
 
     private void spill() throws IOException, InterruptedException {
-        for (Map.Entry<ByteBuffer, CellValue> en : buffer.entrySet()) {
-            context.write(new ImmutableBytesWritable(en.getKey().array()), en.getValue());
-        }
-        buffer.clear();
-    }
-
-    private void stored(int rollup, Result row, Context ctx) throws IOException, InterruptedException {
-        ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ).increment(1);
-        for (Cell c : row.rawCells()) {
-            int column = cells.column(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
-            if (column < 0) {
-                ctx.getCounter(ReconcileCounter.FOREIGN_CELLS).increment(1);
-                continue;
-            }
-            CellValue v;
-            if (c.getValueLength() == Bytes.SIZEOF_LONG) {
-                v = CellValue.stored(Bytes.toLong(c.getValueArray(), c.getValueOffset()));
-            } else {
-                ctx.getCounter(ReconcileCounter.DAMAGED_CELLS).increment(1);
-                v = CellValue.damagedCell();
-            }
-            ctx.write(new ImmutableBytesWritable(CellKeys.encode(rollup, row.getRow(), cells.qualifier(column))), v);
-        }
+        sums.drain((table, row, column, sum) -> {
+            outKey.set(CellKeys.encode(table, row, column));
+            outValue.clear();
+            outValue.addExpected(sum);
+            context.write(outKey, outValue);
+        });
     }
 
     @Override

@@ -1,0 +1,154 @@
+package io.adreport.reconcile.job;
+
+import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.cube.Granularity;
+import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.rowkey.KeyRange;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.table.TableLayout;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.LocalDate;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.mapreduce.Counter;
+
+/**
+ * A reduce task's cursor over the stored counter cells of day D in the salt buckets it owns
+ * ({@link CellPartitioner}), in {@link CellKeys} order: rollup by rollup, then the day ranges of
+ * each owned bucket and granularity in row order, then the metric columns of a row by index.
+ * The reducer merges it with the sorted shuffled keys, so stored values never go through the
+ * shuffle. Rows are scanned lazily, one range at a time, with the task's one connection.
+ *
+ * <p>A cell whose value is not 8 bytes is damaged (its value is wrong whatever it holds); a column
+ * that is no metric of the cube is counted and skipped. One task thread owns it.
+ */
+final class StoredCells implements Closeable {
+    private final Connection connection;
+    private final List<Range> ranges = new ArrayList<>();
+    private final CounterCells cells;
+    private final Counter rowsRead;
+    private final Counter foreign;
+    private final Counter damaged;
+    private final Deque<byte[]> rowKeys = new ArrayDeque<>();
+    private final Deque<CellValue> rowValues = new ArrayDeque<>();
+    private int rangeIndex = -1;
+    private Table table;
+    private ResultScanner scanner;
+    private byte[] key;
+    private CellValue value;
+
+    private record Range(int rollup, String table, KeyRange keys) {
+    }
+
+    StoredCells(Connection connection, TableLayout layout, CounterCells cells, LocalDate day, int partition, int partitions,
+                Counter rowsRead, Counter foreign, Counter damaged) throws IOException {
+        this.connection = connection;
+        this.cells = cells;
+        this.rowsRead = rowsRead;
+        this.foreign = foreign;
+        this.damaged = damaged;
+        RowKeyCodec keys = new RowKeyCodec(layout.cube());
+        List<Rollup> rollups = layout.cube().rollups();
+        for (int i = 0; i < rollups.size(); i++) {
+            List<Granularity> byCode = new ArrayList<>(rollups.get(i).granularities());
+            byCode.sort(Comparator.comparingInt(Granularity::code));
+            String name = layout.counterTable(rollups.get(i)).getNameAsString();
+            for (int s = 0; s < layout.cube().saltBuckets(); s++) {
+                if (CellPartitioner.partitionOf(s, partitions) != partition) {
+                    continue;
+                }
+                for (Granularity g : byCode) {
+                    ranges.add(new Range(i, name, keys.counterDayRange(s, g, day)));
+                }
+            }
+        }
+        advance();
+    }
+
+    /** Key of the current stored cell ({@link CellKeys} encoding), or null when all are read. */
+    byte[] key() {
+        return key;
+    }
+
+    CellValue value() {
+        return value;
+    }
+
+    void advance() throws IOException {
+        while (rowKeys.isEmpty()) {
+            if (!nextRow()) {
+                key = null;
+                value = null;
+                return;
+            }
+        }
+        key = rowKeys.poll();
+        value = rowValues.poll();
+    }
+
+    /** Loads the next non-empty row's metric cells, ordered by column index; false at the end. */
+    private boolean nextRow() throws IOException {
+        while (true) {
+            Result r = scanner == null ? null : scanner.next();
+            if (r != null) {
+                rowsRead.increment(1);
+                int rollup = ranges.get(rangeIndex).rollup();
+                CellValue[] byColumn = new CellValue[cells.columns()];
+                for (Cell c : r.rawCells()) {
+                    int column = cells.column(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+                    if (column < 0) {
+                        foreign.increment(1);
+                    } else if (c.getValueLength() == Bytes.SIZEOF_LONG) {
+                        byColumn[column] = CellValue.stored(Bytes.toLong(c.getValueArray(), c.getValueOffset()));
+                    } else {
+                        damaged.increment(1);
+                        byColumn[column] = CellValue.damagedCell();
+                    }
+                }
+                byte[] row = r.getRow();
+                for (int c = 0; c < byColumn.length; c++) {
+                    if (byColumn[c] != null) {
+                        rowKeys.add(CellKeys.encode(rollup, row, c));
+                        rowValues.add(byColumn[c]);
+                    }
+                }
+                return true;
+            }
+            closeScanner();
+            if (++rangeIndex >= ranges.size()) {
+                return false;
+            }
+            Range range = ranges.get(rangeIndex);
+            table = connection.getTable(org.apache.hadoop.hbase.TableName.valueOf(range.table()));
+            scanner = table.getScanner(new Scan().withStartRow(range.keys().start()).withStopRow(range.keys().stop())
+                    .addFamily(TableLayout.COUNTER_FAMILY).setCaching(1000).setCacheBlocks(false));
+        }
+    }
+
+    private void closeScanner() throws IOException {
+        if (scanner != null) {
+            scanner.close();
+            scanner = null;
+        }
+        if (table != null) {
+            table.close();
+            table = null;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closeScanner();
+    }
+}

@@ -1,0 +1,42 @@
+package io.adreport.reconcile.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** CellSums against a plain map of summed deltas, across drains, colliding rows and zero sums. */
+class CellSumsTest {
+
+    @Test
+    void sums_equal_a_map_oracle_across_drains() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(11);
+        int columns = 5;
+        CellSums sums = new CellSums(columns, 64);
+        Map<String, Long> oracle = new HashMap<>();
+        Map<String, Long> drained = new HashMap<>();
+        CellSums.Drain into = (table, row, column, sum) -> drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, sum, Long::sum);
+        for (int i = 0; i < 50_000; i++) {
+            int table = rnd.nextInt(3);
+            byte[] row = new byte[1 + rnd.nextInt(3)];
+            for (int b = 0; b < row.length; b++) {
+                row[b] = (byte) rnd.nextInt(4); // few distinct rows, many equal ones in fresh arrays
+            }
+            int column = rnd.nextInt(columns);
+            long delta = rnd.nextInt(7) - 3; // zero and negative deltas too: a touched cell with sum 0 is still a cell
+            oracle.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, delta, Long::sum);
+            sums.add(table, row, column, delta);
+            if (sums.full()) {
+                sums.drain(into);
+            }
+        }
+        sums.drain(into);
+        assertEquals(0, sums.rows());
+        assertEquals(oracle, drained);
+        assertTrue(oracle.containsValue(0L), "the data exercises touched cells whose sum is 0");
+    }
+}

@@ -10,6 +10,7 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.time.UtcDay;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -45,7 +46,7 @@ public final class CounterCells {
     private final RowKeyCodec codec;
     private final CounterFanout fanout;
     private final EventSpec.Join join;
-    private final Map<Rollup, Integer> tableIndex = new HashMap<>();
+    private final Map<Rollup, Integer> tableIndex = new IdentityHashMap<>(); // a record's hashCode walks its lists: per delta too costly
     private final Map<String, Integer> columnIndex = new HashMap<>();
     private final byte[][] qualifiers;
 

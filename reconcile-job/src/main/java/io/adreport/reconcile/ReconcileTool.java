@@ -18,14 +18,18 @@ import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
 
 /**
- * The reconcile job as a Hadoop {@link Tool}, for a cluster:
+ * The reconcile job as a Hadoop {@link Tool}, for a cluster (the job jar's main class):
  * <pre>
- * hadoop jar reconcile-job/target/adreport-reconcile-job-*.jar io.adreport.reconcile.ReconcileTool \
- *     -D reconcile.splits=16 --day 2026-11-28 [--dry-run] [--namespace NS] [--cube FILE]
+ * HADOOP_CLASSPATH=$(hbase mapredcp):$HBASE_CONF_DIR hadoop jar adreport-reconcile-job-*-job.jar \
+ *     -D reconcile.splits=16 (--day 2026-11-28 | --from 2026-11-20 --to 2026-11-28) \
+ *     [--dry-run] [--namespace NS] [--cube FILE]
  * </pre>
- * with {@code hbase-site.xml} on the classpath (e.g. {@code HADOOP_CLASSPATH=$(hbase mapredcp)}).
- * Settings of {@link ReconcileConfig} are given as {@code -D name=value}. It runs the whole
- * day-close protocol, then prints the drift report. Exit codes: 0 done, 1 failed (the job, or
+ * {@code hbase-site.xml} must be on the classpath (the tasks get its connection settings through
+ * the job configuration). Settings of {@link ReconcileConfig} are given as {@code -D name=value}.
+ * Each day runs the whole day-close protocol, then its job; {@code --day} prints the job's
+ * progress and the drift report, a range one line per day ({@link Reconciler#reconcile(
+ * io.adreport.reconcile.job.DayRange, boolean, java.io.PrintStream)}). The reports are also stored
+ * in the meta table, where the report API serves them. Exit codes: 0 done, 1 failed (a job, or
  * HBase), 2 bad options.
  */
 public final class ReconcileTool extends Configured implements Tool {
@@ -34,10 +38,13 @@ public final class ReconcileTool extends Configured implements Tool {
         System.exit(ToolRunner.run(HBaseConfiguration.create(), new ReconcileTool(), args));
     }
 
-    /** The job for {@code args}, configured and not submitted. */
+    /** The job for {@code args} (one {@code --day}), configured and not submitted. */
     public static Job createSubmittableJob(Configuration conf, String[] args) throws IOException {
         ReconcileOptions o = ReconcileOptions.parse(args);
-        return ReconcileJob.create(conf, layout(o), o.day(), o.dryRun());
+        if (!o.days().oneDay()) {
+            throw new IllegalArgumentException("--from/--to: one job is one day; give --day");
+        }
+        return ReconcileJob.create(conf, layout(o), o.days().from(), o.dryRun());
     }
 
     static TableLayout layout(ReconcileOptions o) {
@@ -60,15 +67,20 @@ public final class ReconcileTool extends Configured implements Tool {
             return 2;
         }
         try (Connection connection = ConnectionFactory.createConnection(getConf())) {
-            DriftReport report = new Reconciler(getConf(), connection, layout, config, Clock.systemUTC())
-                    .reconcile(o.day(), o.dryRun(), System.out);
-            System.out.print(report.toTable());
-            return 0;
+            Reconciler reconciler = new Reconciler(getConf(), connection, layout, config, Clock.systemUTC());
+            if (o.days().oneDay()) {
+                DriftReport report = reconciler.reconcile(o.days().from(), o.dryRun(), System.out);
+                System.out.print(report.toTable());
+                return 0;
+            }
+            System.out.println("reconcile " + o.days() + " (" + o.days().size() + " days"
+                    + (o.dryRun() ? ", dry run: nothing is written" : "") + ") in namespace " + layout.namespace());
+            return reconciler.reconcile(o.days(), o.dryRun(), System.out) == 0 ? 0 : 1;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 2;
         } catch (Exception e) {
-            System.err.println("reconcile " + o.day() + " failed: " + e.getMessage());
+            System.err.println("reconcile " + o.days() + " failed: " + e.getMessage());
             return 1;
         }
     }

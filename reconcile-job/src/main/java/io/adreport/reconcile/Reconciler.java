@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.reconcile.job.DayRange;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.meta.MetaStore;
@@ -75,6 +76,38 @@ public final class Reconciler {
         LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}", day,
                 report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift());
         return report;
+    }
+
+    /**
+     * Reconciles every day of {@code days}, oldest first, and prints one line per day to
+     * {@code out}, then a summary line. A failed day is reported and the others go on (it stays
+     * {@code closing}; the next run retries it). The process's fixed costs — JVM, Hadoop's class
+     * loading, the connection — are paid once for the range.
+     *
+     * @return the number of days that failed
+     */
+    public int reconcile(DayRange days, boolean dryRun, PrintStream out) throws InterruptedException {
+        int failed = 0;
+        int i = 0;
+        for (LocalDate d : days.days()) {
+            i++;
+            long start = System.nanoTime();
+            try {
+                DriftReport r = reconcile(d, dryRun, null);
+                out.printf("%s  %d/%d  %s  events %d, cells checked %d, corrected %d, absolute drift %d  (%.1f s)%n", d, i,
+                        days.size(), r.status(), r.totals().eventsRead(), r.totals().cellsChecked(), r.totals().cellsCorrected(),
+                        r.totals().absoluteDrift(), (System.nanoTime() - start) / 1e9);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                failed++;
+                out.printf("%s  %d/%d  FAILED  %s  (%.1f s)%n", d, i, days.size(), e.getMessage(), (System.nanoTime() - start) / 1e9);
+            }
+            out.flush();
+        }
+        out.println(failed == 0 ? "all " + days.size() + " days done"
+                : failed + " of " + days.size() + " days failed (they stay closing; run them again)");
+        return failed;
     }
 
     /** The states of the days in [from, to] (the scheduler's view of what is due). */

@@ -1,6 +1,7 @@
 package io.adreport.launcher.cli;
 
 import io.adreport.launcher.local.LocalStack;
+import io.adreport.reconcile.job.DayRange;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -73,22 +74,16 @@ public final class Commands {
                 return SchemaCommand.run(Context.from(settings), args.has("dry-run"), out);
             }
             case "reconcile" -> {
-                String day = args.flag("day");
-                String from = args.flag("from");
-                String to = args.flag("to");
-                if (day == null && from == null && to == null) {
-                    throw new Args.UsageException("reconcile needs --day YYYY-MM-DD");
+                DayRange days;
+                try {
+                    days = DayRange.parse(args.flag("day"), args.flag("from"), args.flag("to"));
+                } catch (IllegalArgumentException e) {
+                    throw new Args.UsageException(e.getMessage());
                 }
-                if (day != null && (from != null || to != null)) {
-                    throw new Args.UsageException("reconcile takes --day or --from and --to, not both");
+                if (days.oneDay()) {
+                    return ReconcileLauncher.run(Context.from(settings), days.from(), args.has("dry-run"), out);
                 }
-                if (day == null && (from == null || to == null)) {
-                    throw new Args.UsageException("reconcile --from needs --to (and --to needs --from): YYYY-MM-DD, both included");
-                }
-                if (day != null) {
-                    return ReconcileLauncher.run(Context.from(settings), day, args.has("dry-run"), out);
-                }
-                return ReconcileLauncher.runRange(settings, from, to, args.has("dry-run"), out);
+                return ReconcileLauncher.runRange(settings, days, args.has("dry-run"), out);
             }
             case "keys" -> {
                 return KeysCommand.run(Context.from(settings), args, out);

@@ -79,6 +79,8 @@ public final class ReconcileJob {
         }
         job.setOutputKeyClass(ImmutableBytesWritable.class);
         if (!isLocal(c)) {
+            // On a secure cluster the tasks authenticate to HBase with a token obtained here (no-op otherwise).
+            TableMapReduceUtil.initCredentials(job);
             TableMapReduceUtil.addDependencyJars(job);
             // The tasks read the cube with CubeLoader, which needs Jackson's YAML reader and SnakeYAML.
             TableMapReduceUtil.addDependencyJarsForClasses(job.getConfiguration(), Cube.class, ObjectMapper.class,

@@ -17,14 +17,14 @@ class ReconcileOptionsTest {
     @Test
     void options_parse() {
         ReconcileOptions o = ReconcileOptions.parse(new String[] {"--day", "2026-11-28", "--dry-run", "--namespace", "ads_test"});
-        assertEquals(LocalDate.of(2026, 11, 28), o.day());
+        assertEquals(DayRange.of(LocalDate.of(2026, 11, 28)), o.days());
         assertTrue(o.dryRun());
         assertEquals("ads_test", o.namespace());
     }
 
     @Test
     void bad_options_are_rejected_naming_the_option_and_the_rule() {
-        assertEquals("--day: is required (YYYY-MM-DD, a UTC day)",
+        assertEquals("reconcile needs --day YYYY-MM-DD",
                 assertThrows(IllegalArgumentException.class, () -> ReconcileOptions.parse(new String[] {"--dry-run"})).getMessage());
         assertEquals("--day: must be a date YYYY-MM-DD, not '28.11.2026'",
                 assertThrows(IllegalArgumentException.class, () -> ReconcileOptions.parse(new String[] {"--day", "28.11.2026"})).getMessage());
@@ -34,6 +34,23 @@ class ReconcileOptionsTest {
                 .getMessage().startsWith("--days: unknown option"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> ReconcileOptions.parse(new String[] {"--day", "2026-11-28", "--namespace", "a:b"})).getMessage().startsWith("--namespace"));
+    }
+
+    @Test
+    void the_tool_takes_a_range_of_days_with_the_rules_of_bin_adreport_reconcile() {
+        ReconcileOptions o = ReconcileOptions.parse(new String[] {"--from", "2026-11-20", "--to", "2026-11-22"});
+        assertEquals(new DayRange(LocalDate.of(2026, 11, 20), LocalDate.of(2026, 11, 22), false), o.days());
+        assertEquals(List.of(LocalDate.of(2026, 11, 20), LocalDate.of(2026, 11, 21), LocalDate.of(2026, 11, 22)), o.days().days());
+        assertEquals("reconcile takes --day or --from and --to, not both", assertThrows(IllegalArgumentException.class,
+                () -> ReconcileOptions.parse(new String[] {"--day", "2026-11-20", "--to", "2026-11-21"})).getMessage());
+        assertEquals("reconcile --from needs --to (and --to needs --from): YYYY-MM-DD, both included",
+                assertThrows(IllegalArgumentException.class, () -> ReconcileOptions.parse(new String[] {"--from", "2026-11-20"})).getMessage());
+        assertEquals("--to: must be a date YYYY-MM-DD, not 'soon'", assertThrows(IllegalArgumentException.class,
+                () -> ReconcileOptions.parse(new String[] {"--from", "2026-11-20", "--to", "soon"})).getMessage());
+        assertEquals("--to: must not be before --from (2026-11-20), not 2026-11-19", assertThrows(IllegalArgumentException.class,
+                () -> ReconcileOptions.parse(new String[] {"--from", "2026-11-20", "--to", "2026-11-19"})).getMessage());
+        assertEquals("--to: at most 366 days from --from, not 367", assertThrows(IllegalArgumentException.class,
+                () -> ReconcileOptions.parse(new String[] {"--from", "2026-01-01", "--to", "2027-01-02"})).getMessage());
     }
 
     @Test

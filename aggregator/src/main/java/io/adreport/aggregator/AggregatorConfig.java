@@ -30,12 +30,13 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param flushDurability   WAL durability of counter Increments (raw events are always SYNC_WAL)
  * @param dedupFilterDays   recent UTC days whose stored raw keys are kept in Bloom filters (0: off)
  * @param dedupFilterMaxBytes memory bound of those filters
+ * @param instances         aggregator processes that may receive the same event (more than 1: put-if-absent raw writes)
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
-                               long dedupFilterMaxBytes) {
+                               long dedupFilterMaxBytes, int instances) {
 
     /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
     public enum Mode {
@@ -97,7 +98,13 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "so that new events skip their existence read. 0 turns it off; do that when several aggregators "
                             + "may receive the same event id, since a filter sees only its own process's writes")
             .define("raw.dedup.filter.max.mb", Type.INT, "256", "1..65536", ConfigDef.between(1, 65_536),
-                    "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads");
+                    "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads")
+            .define("aggregator.instances", Type.INT, "1", "1..1024", ConfigDef.between(1, 1024),
+                    "Aggregator processes that write to the same tables and may receive the same event (a retried beacon "
+                            + "landing on another instance). 1: dedup is exact within this process (in-flight claims, reads, "
+                            + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
+                            + "is stored and counted once across instances, at about 4x the cost of a plain put; the dedup "
+                            + "filter is then off. Each instance needs its own aggregator.id");
 
     public AggregatorConfig {
         if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
@@ -105,9 +112,19 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             throw new IllegalArgumentException("every aggregator setting is required");
         }
         if (port < 0 || port > 65535 || bufferMaxCells < 1 || writerThreads < 1 || writeBatchMax < 1
-                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1) {
+                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1 || instances < 1) {
             throw new IllegalArgumentException("aggregator settings out of range");
         }
+    }
+
+    /** Whether raw writes must be put-if-absent: another aggregator may store the same event. */
+    public boolean conditionalRawWrites() {
+        return instances > 1;
+    }
+
+    /** The dedup filter's days in force: off with several instances (it sees only this process's writes). */
+    public int effectiveDedupFilterDays() {
+        return conditionalRawWrites() ? 0 : dedupFilterDays;
     }
 
     public static AggregatorConfig from(ConfigDef.Values v) {
@@ -120,7 +137,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 v.integer("ingest.queue.events"), v.integer("flush.batch.rows"), v.integer("flush.concurrency"),
                 v.millis("hbase.timeout.ms"),
                 Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
-                v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20));
+                v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20),
+                v.integer("aggregator.instances"));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

@@ -64,7 +64,15 @@ public final class RawEventCodec {
     }
 
     public Put toPut(Event e, Instant arrival) {
-        Put put = new Put(rowKey(e));
+        return toPut(e, rowKey(e), arrival);
+    }
+
+    /**
+     * As {@link #toPut(Event, Instant)} with the row key the caller already computed with
+     * {@link #rowKey} (a group commit keys every event once, for its in-flight claim).
+     */
+    public Put toPut(Event e, byte[] rowKey, Instant arrival) {
+        Put put = new Put(rowKey);
         put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
         put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, Bytes.toBytes(arrival.toEpochMilli()));
         put.setDurability(Durability.SYNC_WAL);

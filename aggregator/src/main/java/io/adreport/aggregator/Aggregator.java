@@ -80,7 +80,7 @@ public final class Aggregator implements AutoCloseable {
         // that reached a region server before then and still waits in its queue has passed its deadline.
         SendGate gate = new SendGate(Duration.ofMillis(Math.min(config.hbaseTimeout().toMillis(), 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
-                config.dayCloseWindow(), config.heartbeatInterval(), gate);
+                config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());
         CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
         ExecutorService flushPool = null;

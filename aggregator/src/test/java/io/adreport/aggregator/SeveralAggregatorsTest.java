@@ -1,8 +1,10 @@
 package io.adreport.aggregator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.adreport.aggregator.dayclose.InstanceCheck;
 import io.adreport.reconcile.DayCloseProtocol;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.Reconciler;
@@ -50,7 +52,13 @@ class SeveralAggregatorsTest {
         Map<String, String> common = Map.of("aggregator.instances", "2", "heartbeat.interval.ms", "200");
         Aggregator a = w.start(with(common, "aggregator.id", "multi-a"));
         Aggregator b = w.start(with(common, "aggregator.id", "multi-b"));
+        MetaStore meta = new MetaStore(hbase.connection(), w.layout(), w.clock);
         try {
+            // A third instance that would dedup only against itself is refused, naming the setting.
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> InstanceCheck.checkJoin("multi-c", 1,
+                    meta.aggregators(), w.clock.instant(), Duration.ofSeconds(30)));
+            assertTrue(refused.getMessage().startsWith("aggregator.instances: is 1"), refused.getMessage());
+
             // Phase 1: impressions of the closing day and of today, with replays.
             List<Beacon> impressions = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -103,7 +111,6 @@ class SeveralAggregatorsTest {
             assertEquals(oracle.unique, w.rawRows().size(), "every distinct event stored once, also across the kill");
 
             // The day close waits for every live instance: A acknowledges; B's last heartbeat expires.
-            MetaStore meta = new MetaStore(hbase.connection(), w.layout(), w.clock);
             AtomicInteger polls = new AtomicInteger();
             DayCloseProtocol close = new DayCloseProtocol(meta, w.clock, d -> {
                 polls.incrementAndGet();

@@ -74,6 +74,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final int windowDays;
     private final Duration heartbeatInterval;
     private final SendGate gate;
+    private final int instances;
     private final ScheduledExecutorService scheduler;
     private final LongAdder failures = new LongAdder();
     private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
@@ -82,7 +83,10 @@ public final class DayCloseWatcher implements AutoCloseable {
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
 
-    public DayCloseWatcher(MetaStore meta, Clock clock, String aggregatorId, int windowDays, Duration heartbeatInterval, SendGate gate) {
+    /** @param instances the aggregator.instances setting, declared in every heartbeat */
+    public DayCloseWatcher(MetaStore meta, Clock clock, String aggregatorId, int windowDays, Duration heartbeatInterval, SendGate gate,
+                           int instances) {
+        this.instances = instances;
         this.meta = meta;
         this.clock = clock;
         this.aggregatorId = aggregatorId;
@@ -136,7 +140,7 @@ public final class DayCloseWatcher implements AutoCloseable {
             boolean news = !acknowledged.containsAll(quiet);
             long now = clock.millis();
             if (news || lastHeartbeatMillis == Long.MIN_VALUE || now - lastHeartbeatMillis >= heartbeatInterval.toMillis()) {
-                meta.heartbeat(aggregatorId, quiet, expiry());
+                meta.heartbeat(aggregatorId, quiet, expiry(), instances);
                 acknowledged = Set.copyOf(quiet);
                 lastHeartbeatMillis = now;
             }
@@ -195,7 +199,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     public void close() {
         stopPolling();
         try {
-            meta.heartbeat(aggregatorId, acknowledged, Duration.ZERO);
+            meta.heartbeat(aggregatorId, acknowledged, Duration.ZERO, instances);
         } catch (RuntimeException e) {
             LOG.warn("could not retire aggregator {} in meta ({}); a day close waits for its heartbeat to expire", aggregatorId,
                     e.toString());

@@ -97,7 +97,7 @@ public final class Aggregator implements AutoCloseable {
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed);
-            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock), flusher,
+            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,
                     watcher, metrics, config.flushInterval());
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.effectiveDedupFilterDays(), config.dedupFilterMaxBytes());

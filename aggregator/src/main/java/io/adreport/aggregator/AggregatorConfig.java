@@ -101,8 +101,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "which the nightly job restores from the raw events (always written sync_wal)")
             .define("raw.dedup.filter.days", Type.INT, "2", "0..7", ConfigDef.between(0, 7),
                     "Recent UTC days (today and days before, plus tomorrow) whose stored raw keys are kept in a Bloom filter, "
-                            + "so that new events skip their existence read. 0 turns it off; do that when several aggregators "
-                            + "may receive the same event id, since a filter sees only its own process's writes")
+                            + "so that new events skip their existence read. 0 turns it off. Ignored (off) with aggregator.instances "
+                            + "above 1, since a filter sees only its own process's writes")
             .define("raw.dedup.filter.max.mb", Type.INT, "256", "1..65536", ConfigDef.between(1, 65_536),
                     "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads")
             .define("aggregator.instances", Type.INT, "1", "1..1024", ConfigDef.between(1, 1024),

@@ -80,7 +80,7 @@ public final class Aggregator implements AutoCloseable {
         // that reached a region server before then and still waits in its queue has passed its deadline.
         SendGate gate = new SendGate(Duration.ofMillis(Math.min(config.hbaseTimeout().toMillis(), 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
-                config.dayCloseWindow(), config.heartbeatInterval(), gate);
+                config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());
         CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
         ExecutorService flushPool = null;
@@ -97,10 +97,10 @@ public final class Aggregator implements AutoCloseable {
             });
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed);
-            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock), flusher,
+            counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,
                     watcher, metrics, config.flushInterval());
         }
-        StoredIds storedIds = new StoredIds(layout, tables, clock, config.dedupFilterDays(), config.dedupFilterMaxBytes());
+        StoredIds storedIds = new StoredIds(layout, tables, clock, config.effectiveDedupFilterDays(), config.dedupFilterMaxBytes());
         registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",
                 storedIds::bytes);
         RawStore store;
@@ -110,7 +110,11 @@ public final class Aggregator implements AutoCloseable {
             store = new RawStore(new PutOnlyCommit(layout, tables, clock, metrics), metrics, config.writerThreads(),
                     config.writeBatchMax(), config.queueEvents());
         } else {
-            GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds);
+            if (config.conditionalRawWrites()) {
+                LOG.info("aggregator.instances={}: raw writes are put-if-absent and the dedup filter is off", config.instances());
+            }
+            GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds,
+                    config.conditionalRawWrites());
             store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
         }
         Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());
@@ -146,6 +150,28 @@ public final class Aggregator implements AutoCloseable {
     /** Sends every buffered counter delta now and returns when done (tests, benchmarks). */
     public void flushNow() {
         counters.flushNow();
+    }
+
+    /**
+     * Stops as a crash would, for failure tests and a fatal error: no final flush (buffered deltas
+     * are lost; the nightly job restores them from the raw rows) and no retirement in meta (a day
+     * close waits for this instance until its last heartbeat expires). Requests already admitted
+     * are still answered: their raw rows are written, so an answer never lies.
+     */
+    public synchronized void abort() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        watcher.abort();
+        counters.abandon();
+        http.stop();
+        store.close();
+        storedIds.close();
+        if (flushPool != null) {
+            flushPool.shutdownNow();
+        }
+        LOG.warn("aggregator {} aborted", config.aggregatorId());
     }
 
     @Override

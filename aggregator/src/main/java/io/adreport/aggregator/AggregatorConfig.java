@@ -30,12 +30,14 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param flushDurability   WAL durability of counter Increments (raw events are always SYNC_WAL)
  * @param dedupFilterDays   recent UTC days whose stored raw keys are kept in Bloom filters (0: off)
  * @param dedupFilterMaxBytes memory bound of those filters
+ * @param bufferMaxAge      age of the oldest buffered delta that pushes back on ingest like a full buffer (zero: off)
+ * @param instances         aggregator processes that may receive the same event (more than 1: put-if-absent raw writes)
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
-                               long dedupFilterMaxBytes) {
+                               long dedupFilterMaxBytes, Duration bufferMaxAge, int instances) {
 
     /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
     public enum Mode {
@@ -66,6 +68,11 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                     "Distinct counter cells in memory (about 125 bytes of heap each) that trigger a flush; while the buffer "
                             + "stays this full, ingest waits and then answers 429. A flush that runs long carries every delta that "
                             + "arrived meanwhile, so a large bound is what lets coalescing grow with the load")
+            .define("buffer.max.age.ms", Type.DURATION_MS, "0", "0 (off), or more than flush.interval.ms, up to 600000",
+                    ConfigDef.between(0, 600_000),
+                    "Age of the oldest counter delta in memory at which the buffer counts as full, as at buffer.max.cells: "
+                            + "ingest waits for the flusher and then answers 429, so counts never trail by much more than this "
+                            + "plus one flush. 0 turns the age bound off (only the cell bound pushes back)")
             .define("ingest.block.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
                     "How long a request waits for buffer or queue space before it is answered 429 with Retry-After")
             .define("dayclose.poll.ms", Type.DURATION_MS, "1000", "100..60000", ConfigDef.between(100, 60_000),
@@ -94,20 +101,40 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "which the nightly job restores from the raw events (always written sync_wal)")
             .define("raw.dedup.filter.days", Type.INT, "2", "0..7", ConfigDef.between(0, 7),
                     "Recent UTC days (today and days before, plus tomorrow) whose stored raw keys are kept in a Bloom filter, "
-                            + "so that new events skip their existence read. 0 turns it off; do that when several aggregators "
-                            + "may receive the same event id, since a filter sees only its own process's writes")
+                            + "so that new events skip their existence read. 0 turns it off. Ignored (off) with aggregator.instances "
+                            + "above 1, since a filter sees only its own process's writes")
             .define("raw.dedup.filter.max.mb", Type.INT, "256", "1..65536", ConfigDef.between(1, 65_536),
-                    "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads");
+                    "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads")
+            .define("aggregator.instances", Type.INT, "1", "1..1024", ConfigDef.between(1, 1024),
+                    "Aggregator processes that write to the same tables and may receive the same event (a retried beacon "
+                            + "landing on another instance). 1: dedup is exact within this process (in-flight claims, reads, "
+                            + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
+                            + "is stored and counted once across instances, at about 4x the cost of a plain put; the dedup "
+                            + "filter is then off. Each instance needs its own aggregator.id");
 
     public AggregatorConfig {
         if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
                 || heartbeatInterval == null || hbaseTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
+        if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
+            throw new IllegalArgumentException("buffer.max.age.ms: must be 0 (off) or more than flush.interval.ms ("
+                    + flushInterval.toMillis() + "), got " + (bufferMaxAge == null ? null : bufferMaxAge.toMillis()));
+        }
         if (port < 0 || port > 65535 || bufferMaxCells < 1 || writerThreads < 1 || writeBatchMax < 1
-                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1) {
+                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1 || instances < 1) {
             throw new IllegalArgumentException("aggregator settings out of range");
         }
+    }
+
+    /** Whether raw writes must be put-if-absent: another aggregator may store the same event. */
+    public boolean conditionalRawWrites() {
+        return instances > 1;
+    }
+
+    /** The dedup filter's days in force: off with several instances (it sees only this process's writes). */
+    public int effectiveDedupFilterDays() {
+        return conditionalRawWrites() ? 0 : dedupFilterDays;
     }
 
     public static AggregatorConfig from(ConfigDef.Values v) {
@@ -120,7 +147,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 v.integer("ingest.queue.events"), v.integer("flush.batch.rows"), v.integer("flush.concurrency"),
                 v.millis("hbase.timeout.ms"),
                 Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
-                v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20));
+                v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20),
+                v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

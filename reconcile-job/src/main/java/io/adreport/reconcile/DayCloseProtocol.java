@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *       counters (events for D are still stored in the raw table — and counted as late by the
  *       aggregator — but no longer counted live), flushes the deltas for D it already holds, and
  *       only then acknowledges: a heartbeat whose set of closed days contains D.</li>
- *   <li>Wait until every <em>live</em> aggregator (last heartbeat within the liveness window)
- *       has a heartbeat at or after T that acknowledges D, or until the grace period after T
+ *   <li>Wait until every <em>live</em> aggregator (before the expiry its last heartbeat declared,
+ *       or, for a heartbeat without one, last heartbeat within the liveness window) has a heartbeat at or after T that acknowledges D, or until the grace period after T
  *       has passed. Aggregators that are not live are not waited for; silent live ones are
  *       logged and listed in the drift report. (An aggregator that acknowledged D in an
  *       earlier close stays stopped for D, so on a re-run its next heartbeat after the new mark
@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * the scan; either way it was not counted live (D is closed), so the counters are short by at
  * most those events, never over, and the next run for D (the nightly look-back) counts them
  * exactly. A crashed aggregator's unflushed deltas are simply absent: the recount restores them.
+ *
+ * <p>Several aggregator instances: each heartbeats under its own id with a declared expiry, and
+ * the close waits for every one that is live. One that died is waited for until its expiry (a
+ * few heartbeat intervals), then listed as not live: its unflushed deltas are simply absent, and
+ * the recount restores them. One that stopped cleanly retired itself (expiry = its stop time)
+ * after its last flush, so it is not waited for at all.
  *
  * <p>Residual risk, by choice: an aggregator that is alive but does not acknowledge within the
  * grace period (or one paused longer than the liveness window) could still flush deltas for D
@@ -110,7 +116,7 @@ public final class DayCloseProtocol {
             List<String> pending = new ArrayList<>();
             List<String> notLive = new ArrayList<>();
             for (AggregatorState a : meta.aggregators()) {
-                if (a.heartbeat() == null || a.heartbeat().isBefore(now.minus(liveness))) {
+                if (!a.live(now, liveness)) {
                     notLive.add(a.id());
                 } else if (a.closedDays().contains(day) && !a.heartbeat().isBefore(closingAt)) {
                     acked.add(a.id());

@@ -34,6 +34,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * whose raw row is stored must be counted); instead ingest calls {@link #awaitSpace} before it
  * admits a request and answers 429 when the buffer stays full. The overshoot is therefore
  * bounded by the events already admitted (the raw-store queue bound) times the fan-out.
+ *
+ * <p>Age bound (optional, {@code maxAge}): the buffer also counts as full while its current
+ * generation's first delta is older than {@code maxAge}. A size bound alone lets ingest run ahead
+ * of a slow flusher: a 2M-cell buffer holds tens of seconds of traffic that does not coalesce, so
+ * counts trail by a minute. With the age bound, ingest waits (then answers 429) until the flusher
+ * has taken the generation, so what is waiting is never much older than {@code maxAge} plus one
+ * flush of that much traffic.
  */
 public final class CoalescingBuffer {
     /** Rough heap cost of one row entry beyond its key bytes: map node, RowCells, arrays. */
@@ -43,6 +50,7 @@ public final class CoalescingBuffer {
 
     private final int columns;
     private final int maxCells;
+    private final long maxAgeMillis;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
     private final ReentrantLock spaceLock = new ReentrantLock();
     private final Condition spaceFreed = spaceLock.newCondition();
@@ -67,6 +75,12 @@ public final class CoalescingBuffer {
      *              freshness of what a flush makes visible
      */
     public CoalescingBuffer(int columns, int maxCells, Clock clock) {
+        this(columns, maxCells, clock, java.time.Duration.ZERO);
+    }
+
+    /** @param maxAge age of the oldest waiting delta at which the buffer counts as full; zero: no age bound */
+    public CoalescingBuffer(int columns, int maxCells, Clock clock, java.time.Duration maxAge) {
+        this.maxAgeMillis = maxAge.toMillis();
         this.clock = clock;
         if (columns < 1 || columns > 31) {
             throw new IllegalArgumentException("1..31 metric columns supported, got " + columns);
@@ -94,8 +108,17 @@ public final class CoalescingBuffer {
         return maxCells;
     }
 
+    /** At the cell bound, or (with an age bound) holding a delta older than it. */
     public boolean full() {
-        return cells.sum() >= maxCells;
+        return cells.sum() >= maxCells || tooOld();
+    }
+
+    private boolean tooOld() {
+        if (maxAgeMillis <= 0) {
+            return false;
+        }
+        long first = firstAddMillis.get();
+        return first != NO_ADD && clock.millis() - first >= maxAgeMillis;
     }
 
     /**

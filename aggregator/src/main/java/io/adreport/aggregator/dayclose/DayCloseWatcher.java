@@ -74,6 +74,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final int windowDays;
     private final Duration heartbeatInterval;
     private final SendGate gate;
+    private final int instances;
     private final ScheduledExecutorService scheduler;
     private final LongAdder failures = new LongAdder();
     private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
@@ -82,7 +83,10 @@ public final class DayCloseWatcher implements AutoCloseable {
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
 
-    public DayCloseWatcher(MetaStore meta, Clock clock, String aggregatorId, int windowDays, Duration heartbeatInterval, SendGate gate) {
+    /** @param instances the aggregator.instances setting, declared in every heartbeat */
+    public DayCloseWatcher(MetaStore meta, Clock clock, String aggregatorId, int windowDays, Duration heartbeatInterval, SendGate gate,
+                           int instances) {
+        this.instances = instances;
         this.meta = meta;
         this.clock = clock;
         this.aggregatorId = aggregatorId;
@@ -136,7 +140,7 @@ public final class DayCloseWatcher implements AutoCloseable {
             boolean news = !acknowledged.containsAll(quiet);
             long now = clock.millis();
             if (news || lastHeartbeatMillis == Long.MIN_VALUE || now - lastHeartbeatMillis >= heartbeatInterval.toMillis()) {
-                meta.heartbeat(aggregatorId, quiet);
+                meta.heartbeat(aggregatorId, quiet, expiry(), instances);
                 acknowledged = Set.copyOf(quiet);
                 lastHeartbeatMillis = now;
             }
@@ -147,6 +151,16 @@ public final class DayCloseWatcher implements AutoCloseable {
             failures.increment();
             LOG.warn("day-close poll failed (will retry): {}", e.toString());
         }
+    }
+
+    /**
+     * The expiry each heartbeat declares: three heartbeat intervals (or three polls, if longer), so
+     * that one or two slow or failed polls do not make a running instance look dead, and a dead
+     * one stops holding up a day close after that long.
+     */
+    Duration expiry() {
+        Duration beat = heartbeatInterval.compareTo(quietWait) > 0 ? heartbeatInterval : quietWait;
+        return beat.multipliedBy(3);
     }
 
     private Set<LocalDate> quietOf(Set<LocalDate> closed) throws InterruptedException {
@@ -177,8 +191,27 @@ public final class DayCloseWatcher implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops polling and retires this instance in meta (a heartbeat whose expiry is now), so that a
+     * day close does not wait for it. Called after the last flush: nothing is sent after it.
+     */
     @Override
     public void close() {
+        stopPolling();
+        try {
+            meta.heartbeat(aggregatorId, acknowledged, Duration.ZERO, instances);
+        } catch (RuntimeException e) {
+            LOG.warn("could not retire aggregator {} in meta ({}); a day close waits for its heartbeat to expire", aggregatorId,
+                    e.toString());
+        }
+    }
+
+    /** Stops polling and heartbeats without retiring: what a crash leaves (the heartbeat expires). */
+    public void abort() {
+        scheduler.shutdownNow();
+    }
+
+    private void stopPolling() {
         scheduler.shutdown(); // lets a poll in progress finish: interrupting HBase calls only produces noise
         try {
             if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>Freshness: after each flush the generation's lag (first add to flush done) is observed in
  * {@code adreport_freshness_seconds} ({@link Freshness}).
  *
- * <p>Shutdown: {@link #close()} stops the thread and flushes what is left.
+ * <p>Shutdown: {@link #close()} stops the thread and flushes what is left; {@link #abandon()}
+ * stops it and drops what is left (a crash, for failure tests).
  */
 public final class CoalescedCounters implements CounterWriter {
     private static final Logger LOG = LoggerFactory.getLogger(CoalescedCounters.class);
@@ -153,6 +154,24 @@ public final class CoalescedCounters implements CounterWriter {
             } catch (RuntimeException e) {
                 LOG.error("flush failed unexpectedly", e);
             }
+        }
+    }
+
+    @Override
+    public void abandon() {
+        running = false;
+        wakeUp();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        flushLock.lock(); // a flush already on the wire finishes; nothing after it is sent
+        try {
+            int dropped = buffer.drainGeneration().rows().size();
+            LOG.warn("aggregator aborted: {} buffered counter rows dropped (the nightly job restores them)", dropped);
+        } finally {
+            flushLock.unlock();
         }
     }
 

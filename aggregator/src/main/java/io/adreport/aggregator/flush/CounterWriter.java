@@ -22,6 +22,13 @@ public interface CounterWriter extends AutoCloseable {
     /** Sends everything counted so far and returns when it is sent (or counted as unapplied). */
     void flushNow();
 
+    /**
+     * Stops without sending what is buffered, as a crash would (the nightly job restores those
+     * deltas from the raw rows). Nothing buffered by default.
+     */
+    default void abandon() {
+    }
+
     /** Flushes and stops. */
     @Override
     void close();

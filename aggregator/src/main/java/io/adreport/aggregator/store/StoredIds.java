@@ -41,9 +41,8 @@ import org.slf4j.LoggerFactory;
  * keys and the day falls back to reads for good.
  *
  * <p>What it cannot see: rows written by another aggregator process after this one loaded the
- * day. With several aggregators that may receive the same event id (no id affinity at the load
- * balancer), set {@code raw.dedup.filter.days=0}; otherwise such a duplicate is counted live
- * twice until the nightly job recounts the day from the raw rows (which hold it once).
+ * day. With several aggregators that may receive the same event id, {@code aggregator.instances}
+ * above 1 turns this filter off and makes raw writes put-if-absent instead ({@link GroupCommit}).
  */
 public final class StoredIds implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StoredIds.class);

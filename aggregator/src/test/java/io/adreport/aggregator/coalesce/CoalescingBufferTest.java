@@ -92,4 +92,21 @@ class CoalescingBufferTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void with_an_age_bound_the_buffer_counts_as_full_once_its_oldest_delta_is_that_old_until_drained() throws Exception {
+        io.adreport.testkit.MutableClock clock = new io.adreport.testkit.MutableClock(java.time.Instant.parse("2026-11-30T12:00:00Z"));
+        CoalescingBuffer b = new CoalescingBuffer(1, 1_000_000, clock, java.time.Duration.ofSeconds(3));
+        assertFalse(b.full(), "empty: no age");
+        b.add(0, bytes("r"), 0, 0, 1);
+        clock.advance(java.time.Duration.ofMillis(2_999));
+        b.add(0, bytes("s"), 0, 0, 1); // a later add does not restart the age
+        assertFalse(b.full());
+        clock.advance(java.time.Duration.ofMillis(1));
+        assertTrue(b.full(), "oldest delta 3 s old");
+        assertFalse(b.awaitSpace(TimeUnit.MILLISECONDS.toNanos(20)), "ingest is pushed back");
+        b.drain();
+        assertFalse(b.full(), "the flusher took the generation");
+        assertTrue(b.awaitSpace(0));
+    }
 }

@@ -23,7 +23,9 @@ public final class Commands {
               keys revoke KEY_OR_HASH_PREFIX
               keys list
               replay FILE [--rate N] [--url URL] [...]   post an NDJSON or CSV file of events (replay --help)
-              aggregator | report-api            run one service against the configured HBase (cluster deployments)
+              aggregator | report-api            run one service against the configured HBase (cluster deployments,
+                                                 or one more aggregator next to a running local stack:
+                                                 --set aggregator.instances=2 on both, see README)
               config                             print every setting (markdown)
 
             common options: --data-dir DIR (default ./data), --cube FILE, --config FILE, --set name=value, --verbose
@@ -89,6 +91,13 @@ public final class Commands {
                 return KeysCommand.run(Context.from(settings), args, out);
             }
             case "aggregator", "report-api" -> {
+                if (command.equals("aggregator")) {
+                    // Next to a local stack: hash device ids with the stack's secret, so that both instances store the same values.
+                    java.nio.file.Path secret = Context.from(settings).core().dataDir().resolve("device.secret");
+                    if (java.nio.file.Files.isRegularFile(secret)) {
+                        settings.putDefault("device.hash.secret", java.nio.file.Files.readString(secret).trim());
+                    }
+                }
                 return ServiceCommand.run(command, Context.from(settings), out);
             }
             case "config" -> {

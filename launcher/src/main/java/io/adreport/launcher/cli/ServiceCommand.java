@@ -1,6 +1,9 @@
 package io.adreport.launcher.cli;
 
 import io.adreport.aggregator.Aggregator;
+import io.adreport.aggregator.AggregatorConfig;
+import io.adreport.aggregator.dayclose.InstanceCheck;
+import io.adreport.schema.meta.MetaStore;
 import io.adreport.launcher.local.Services;
 import io.adreport.schema.metrics.Metrics;
 import io.javalin.Javalin;
@@ -11,7 +14,10 @@ import org.apache.hadoop.hbase.client.Connection;
 
 /**
  * {@code bin/adreport aggregator} and {@code bin/adreport report-api}: one service against the
- * configured HBase (a cluster via HBASE_CONF_DIR), until SIGTERM; for systemd units on a cluster.
+ * configured HBase (a cluster via HBASE_CONF_DIR, or a running local stack with the same
+ * --data-dir), until SIGTERM; for systemd units on a cluster. An aggregator started next to live
+ * ones first checks that joining them keeps ingest exact ({@link InstanceCheck}: every instance
+ * with {@code aggregator.instances >= 2}, ids distinct) and refuses to start otherwise.
  */
 final class ServiceCommand {
     private ServiceCommand() {
@@ -24,6 +30,15 @@ final class ServiceCommand {
         CountDownLatch stopped = new CountDownLatch(1);
         AutoCloseable service;
         if (which.equals("aggregator")) {
+            AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
+            try {
+                InstanceCheck.checkJoin(config.aggregatorId(), config.instances(),
+                        new MetaStore(connection, ctx.layout(), clock).aggregators(), clock.instant(),
+                        config.heartbeatInterval().multipliedBy(3));
+            } catch (IllegalStateException e) {
+                connection.close();
+                throw e;
+            }
             Aggregator aggregator = Services.aggregator(ctx, connection, metrics, clock);
             out.println("adreport aggregator: ingest on port " + aggregator.port());
             service = aggregator;

@@ -31,7 +31,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <pre>
  * day/YYYY-MM-DD   status (closing|reconciled), closingAt, reconciledAt (epoch ms), drift (JSON),
  *                  lateAt (epoch ms): an aggregator stored an event of the day while it was closed
- * agg/ID           heartbeat (epoch ms); ack/YYYY-MM-DD (epoch ms) per day it has closed
+ * agg/ID           heartbeat (epoch ms); expiresAt (epoch ms): the instance promises its next
+ *                  heartbeat before then, and is not waited for after it (a stopped instance
+ *                  sets it to its stop time); instances (4-byte int): the aggregator.instances
+ *                  it runs with; ack/YYYY-MM-DD (epoch ms) per day it has closed
  * key/SHA256HEX    role, createdAt (epoch ms), revokedAt (epoch ms, when revoked)
  * </pre>
  * Thread-safe; one {@link Table} per call over the shared {@link Connection}.
@@ -44,6 +47,8 @@ public final class MetaStore {
     private static final byte[] DRIFT = Bytes.toBytes("drift");
     private static final byte[] LATE_AT = Bytes.toBytes("lateAt");
     private static final byte[] HEARTBEAT = Bytes.toBytes("heartbeat");
+    private static final byte[] EXPIRES_AT = Bytes.toBytes("expiresAt");
+    private static final byte[] INSTANCES = Bytes.toBytes("instances");
     private static final byte[] ROLE = Bytes.toBytes("role");
     private static final byte[] CREATED_AT = Bytes.toBytes("createdAt");
     private static final byte[] REVOKED_AT = Bytes.toBytes("revokedAt");
@@ -74,9 +79,26 @@ public final class MetaStore {
         }
     }
 
-    public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays) {
+    /**
+     * @param expiresAt when the instance's heartbeat lapses by its own declaration (null for rows
+     *                  written without one: the reader's liveness window applies)
+     * @param instances the aggregator.instances it declared (0: not declared)
+     */
+    public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays, Instant expiresAt, int instances) {
         public AggregatorState {
             closedDays = Set.copyOf(closedDays);
+        }
+
+        /**
+         * Whether the instance counts as running at {@code now}: before its declared expiry, or,
+         * without one, a heartbeat within {@code liveness}.
+         */
+        public boolean live(Instant now, java.time.Duration liveness) {
+            if (heartbeat == null) {
+                return false;
+            }
+            Instant until = expiresAt != null ? expiresAt : heartbeat.plus(liveness);
+            return now.isBefore(until);
         }
     }
 
@@ -173,9 +195,25 @@ public final class MetaStore {
 
     /** Records that aggregator {@code id} is alive and has stopped and flushed {@code closedDays}. */
     public void heartbeat(String id, Set<LocalDate> closedDays) {
+        heartbeat(id, closedDays, null, 0);
+    }
+
+    /**
+     * As {@link #heartbeat(String, Set)}, declaring that the next heartbeat comes within
+     * {@code expiresIn} (null: no declaration, the reader's liveness window applies). An instance
+     * that dies stops being waited for once it expires; {@code Duration.ZERO} retires it at once.
+     * {@code instances} is its aggregator.instances setting (0: not declared).
+     */
+    public void heartbeat(String id, Set<LocalDate> closedDays, java.time.Duration expiresIn, int instances) {
         Put p = new Put(Bytes.toBytes("agg/" + id));
         long now = clock.millis();
         p.addColumn(F, HEARTBEAT, Bytes.toBytes(now));
+        if (expiresIn != null) {
+            p.addColumn(F, EXPIRES_AT, Bytes.toBytes(now + expiresIn.toMillis()));
+        }
+        if (instances > 0) {
+            p.addColumn(F, INSTANCES, Bytes.toBytes(instances));
+        }
         for (LocalDate d : closedDays) {
             p.addColumn(F, Bytes.toBytes(ACK + d), Bytes.toBytes(now));
         }
@@ -195,7 +233,9 @@ public final class MetaStore {
                         closed.add(LocalDate.parse(name.substring(ACK.length())));
                     }
                 }
-                out.add(new AggregatorState(Bytes.toString(r.getRow()).substring(4), instant(r.getValue(F, HEARTBEAT)), closed));
+                out.add(new AggregatorState(Bytes.toString(r.getRow()).substring(4), instant(r.getValue(F, HEARTBEAT)), closed,
+                        instant(r.getValue(F, EXPIRES_AT)), r.getValue(F, INSTANCES) == null || r.getValue(F, INSTANCES).length != 4
+                        ? 0 : Bytes.toInt(r.getValue(F, INSTANCES))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

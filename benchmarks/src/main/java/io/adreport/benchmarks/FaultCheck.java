@@ -39,7 +39,8 @@ import org.apache.hadoop.hbase.client.Table;
  * Every event of EVENTS_FILE (all acknowledged: the script checks that replay failed none) must
  * be in the raw table of DAY; the day's network totals from the report API must equal a recount
  * of the file (dedup by type and id, clicks attributed when their impression is in the file),
- * which shares no code with the product's counting. Prints one line and exits 0 when both hold,
+ * which shares no code with the product's counting. Lines with a negative costMicros are the
+ * scripts' invalid events (rejected by ingest) and are skipped. Prints one line and exits 0 when both hold,
  * 1 otherwise. Uses the default ads cube.
  */
 public final class FaultCheck {
@@ -70,6 +71,9 @@ public final class FaultCheck {
                 }
                 lines++;
                 JsonNode e = JSON.readTree(line);
+                if (e.path("costMicros").asLong(0) < 0) {
+                    continue; // the scripts' invalid events: rejected by ingest, never stored
+                }
                 if (dayOf(e).equals(day)) {
                     events.putIfAbsent(e.get("type").asText() + "/" + e.get("id").asText(), e);
                 }

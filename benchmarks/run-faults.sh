@@ -65,7 +65,7 @@ if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
   echo "run-faults: something already answers on port $ingest; stop it first" >&2; exit 1
 fi
 
-start_stack() { # starts the stack in the background, waits for ingest to answer; prints seconds taken
+start_stack() { # starts the stack in the background (pid), waits for ingest to answer; sets started_secs
   local t0; t0=$(date +%s.%N)
   # bin/adreport itself so that $! is the JVM (bin/adreport execs java)
   ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" local --data-dir "$data" --port "$report" --ingest-port "$ingest" \
@@ -77,13 +77,13 @@ start_stack() { # starts the stack in the background, waits for ingest to answer
     sleep 0.5
   done
   curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 || { echo "run-faults: no ingest after 300 s" >&2; exit 1; }
-  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+  started_secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 }
 
 day=$(date -u -d yesterday +%F)
 
 generate() { # FILE COUNT DAY: the day's events; 5% replayed beacons, 10% clicks, 1% invalid (negative cost)
-python3 - "$1" "$2" "$3" <<'PY'
+python3 - "$1.tmp" "$2" "$3" <<'PY'
 import json, random, sys, datetime
 out, n, day = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 start = datetime.datetime.fromisoformat(day + "T00:00:00+00:00")
@@ -108,6 +108,7 @@ with open(out, "w") as f:
         lines.append(line)
         f.write(line + "\n")
 PY
+mv "$1.tmp" "$1"
 }
 
 scenario3() { # kill -9 of bin/adreport local, K times, under replay load
@@ -115,10 +116,10 @@ data="$out/kill-data" work="$out/kill"
 rm -rf "$data" "$work"; mkdir -p "$work"
 events=$((rate * 50 * kills))
 echo "== scenario 3: $events events of $day at $rate ev/s, $kills kill -9 of bin/adreport local (ports $report/$ingest)" >&2
-generate "$work/events.ndjson" "$events" "$day"
+events_file="$out/events-$day-$events.ndjson"; [ -s "$events_file" ] || generate "$events_file" "$events" "$day"; cp "$events_file" "$work/events.ndjson"
 
-first=$(start_stack)
-echo "   started in $first s" >&2
+start_stack
+echo "   started in $started_secs s" >&2
 adreport replay "$work/events.ndjson" --url "http://localhost:$ingest" --rate "$rate" --batch 200 --concurrency 2 \
   >"$work/replay.out" 2>"$work/replay.err" &
 replay_pid=$!
@@ -127,9 +128,10 @@ for k in $(seq 1 "$kills"); do
   sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 3 + rand() * 22 }')"
   kill -0 "$replay_pid" 2>/dev/null && under_load=$((under_load + 1))
   kill -9 "$pid"; wait "$pid" 2>/dev/null || true
-  secs=$(start_stack)
-  restarts+=("$secs")
-  echo "   kill -9 #$k: restarted, ingest answering again after $secs s" >&2
+  for _ in $(seq 1 60); do curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 || break; sleep 0.5; done
+  start_stack
+  restarts+=("$started_secs")
+  echo "   kill -9 #$k: restarted, ingest answering again after $started_secs s" >&2
 done
 echo "== waiting for the replay to finish" >&2
 wait "$replay_pid" && rstatus=0 || rstatus=$?
@@ -166,9 +168,9 @@ data="$out/soak-data" work="$out/soak"
 rm -rf "$data" "$work"; mkdir -p "$work"
 events=$((soak_rate * soak_minutes * 60))
 echo "== scenario 5: soak, $events events of $day at $soak_rate ev/s (~$soak_minutes min), ports $report/$ingest" >&2
-generate "$work/events.ndjson" "$events" "$day"
-first=$(start_stack)
-echo "   started in $first s" >&2
+events_file="$out/events-$day-$events.ndjson"; [ -s "$events_file" ] || generate "$events_file" "$events" "$day"; cp "$events_file" "$work/events.ndjson"
+start_stack
+echo "   started in $started_secs s" >&2
 key=$(adreport keys add --role analyst --data-dir "$data" | tail -1)
 adreport replay "$work/events.ndjson" --url "http://localhost:$ingest" --rate "$soak_rate" --batch 200 --concurrency 2 \
   >"$work/replay.out" 2>"$work/replay.err" &

@@ -40,10 +40,14 @@ class HBaseOutageTest {
         int outage = Integer.getInteger("faults.outage.seconds", 60);
         Ledger ledger = new Ledger();
         try (FaultStack stack = FaultStack.start(hbase, "outage", Map.of("hbase.timeout.ms", "3000"),
-                Map.of("report.query.timeout.ms", "3000"))) {
+                Map.of("report.query.timeout.ms", "10000"))) {
             Load load = new Load(stack, ledger, 2, 200, 1000, RetryPolicy.DEFAULT).start();
             TimeUnit.SECONDS.sleep(8);
-            assertEquals(200, stack.get(reportPath(stack)).statusCode(), "the report API answers before the outage");
+            int before = 0;
+            for (int i = 0; i < 12 && (before = stack.get(reportPath(stack)).statusCode()) != 200; i++) {
+                TimeUnit.SECONDS.sleep(5); // a loaded machine can make one query miss its timeout: try again, bounded
+            }
+            assertEquals(200, before, "the report API answers before the outage");
 
             long faultAt = System.nanoTime();
             hbase.util().shutdownMiniHBaseCluster();
@@ -83,7 +87,7 @@ class HBaseOutageTest {
                         .numRegionServers(Integer.getInteger("adreport.minihbase.regionservers", 1)).build());
             }
             assertEquals(Set.of(503), reportStatuses.keySet(), "report API during the outage: " + reportStatuses + " " + reportBody);
-            assertTrue(JSON.readTree(reportBody).get("error").asText().toLowerCase().contains("hbase"), reportBody);
+            assertTrue(JSON.readTree(reportBody).get("error").asText().contains("unavailable"), reportBody);
             assertEquals(Set.of(503), ingestStatuses.keySet(), "ingest during the outage: " + ingestStatuses + " " + ingestBody);
             assertTrue(retryAfter != null, "a 503 of the ingest carries Retry-After");
             long restarted = System.nanoTime();

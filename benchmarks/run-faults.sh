@@ -158,10 +158,6 @@ echo "run-faults: replay exit $rstatus, stack log lines at ERROR: $errors, $(upt
 [ "$rstatus" = 0 ] && [ "$cstatus" = 0 ]
 }
 
-window_p99() { # before-file after-file: p99 upper bound (s) of the histogram's observations between the two scrapes
-  paste "$1" "$2" | awk '{ match($1, /le="[^"]*"/); le[NR] = substr($1, RSTART + 4, RLENGTH - 5); c[NR] = $4 - $2; n = c[NR] }
-    END { if (n == 0) { print "-"; exit } for (i = 1; i <= NR; i++) if (c[i] >= 0.99 * n) { print le[i]; exit } }'
-}
 
 scenario5() { # soak: the day's mix at a fixed rate, a report poller, heap after GC, p99s, exact at the end
 data="$out/soak-data" work="$out/soak"
@@ -206,18 +202,39 @@ echo "heap used after a full GC, MB, by minute:" >&2
 awk '{ printf "%s:%.0f ", $1, $2 / 1024 } END { print "" }' "$work/heap.txt" >&2
 heap=$(awk 'NR == 5 { a = $2 } { l = $2; if (NR >= 5 && $2 > mx) mx = $2 } END { if (a == "") a = l; printf "minute 5: %.0f MB, end: %.0f MB (%+.1f%%), max from minute 5: %.0f MB", a / 1024, l / 1024, 100 * (l - a) / a, mx / 1024 }' "$work/heap.txt")
 echo "heap: $heap" >&2
-ingest_p99=""
-prev="$work/hist-0.txt"
-for f in $(ls "$work"/hist-*.txt | sort -t- -k2 -n | tail -n +2); do
-  ingest_p99="$ingest_p99 $(window_p99 "$prev" "$f")"; prev="$f"
-done
-query_p99=$(awk 'NR == 1 { t0 = $1 } { w = int(($1 - t0) / 300); v[w] = v[w] " " $3; if ($2 != 200) bad++ }
-  END { for (i = 0; i in v; i++) { n = split(v[i], a, " "); asort(a); printf "%.0f ", 1000 * a[int(0.99 * n) > 0 ? int(0.99 * n) : 1] } printf "(non-200: %d)", bad }' "$work/poll.txt")
+read -r ingest_p99 query_p99 < <(python3 - "$work" <<'PY'
+import glob, re, sys
+work = sys.argv[1]
+def load(f):
+    d = {}
+    for l in open(f):
+        m = re.match(r'adreport_ingest_request_seconds_bucket\{le="([^"]+)"\} (\S+)', l)
+        if m:
+            d[m.group(1)] = float(m.group(2))
+    return d
+files = sorted(glob.glob(work + "/hist-*.txt"), key=lambda f: int(re.findall(r"\d+", f)[-1]))
+ingest = []
+for a, b in zip(files, files[1:]):
+    x, y = load(a), load(b)
+    n = y.get("+Inf", 0) - x.get("+Inf", 0)
+    ingest.append(next((le + "s" for le in y if n > 0 and y[le] - x.get(le, 0) >= 0.99 * n), "-"))
+rows = [l.split() for l in open(work + "/poll.txt")]
+t0, windows, bad = int(rows[0][0]), {}, 0
+for t, code, secs in rows:
+    windows.setdefault((int(t) - t0) // 300, []).append(float(secs))
+    bad += code != "200"
+query = []
+for k in sorted(windows):
+    v = sorted(windows[k])
+    query.append("%dms" % (1000 * v[max(0, int(0.99 * len(v)) - 1)]))
+print(",".join(ingest) or "-", ",".join(query) + "(non-200:%d)" % bad)
+PY
+)
 errors=$(grep -c ' ERROR ' "$work/stack.log" || true)
 echo "ingest p99 per 5 min (s, histogram bucket bound):$ingest_p99" >&2
 echo "report query p99 per 5 min (ms): $query_p99" >&2
 echo "stack log lines at ERROR: $errors" >&2
-printf '| 5 soak %d min | replay %s ev/s (5%% replayed, 1%% invalid, all late), 1 report query/s | none | %s | heap %s; ingest p99 per 5 min (s):%s; query p99 per 5 min (ms): %s; ERROR lines %s | %s |\n' \
+printf '| 5 soak %d min | replay %s ev/s (5%% replayed, 1%% invalid, all late), 1 report query/s | none | %s | heap %s; ingest p99 per 5 min: %s; report query p99 per 5 min: %s; ERROR lines %s | %s |\n' \
   "$soak_minutes" "$soak_rate" "$(grep '^replayed' "$work/replay.out")" "$heap" "$ingest_p99" "$query_p99" "$errors" \
   "$([ "$cstatus" = 0 ] && echo exact || echo NOT exact)" | tee -a "$out/results.md"
 echo "run-faults: soak replay exit $rstatus, $(uptime)" >&2

@@ -127,6 +127,8 @@ public final class FaultCheck {
                 });
             }
         }
+        // Every missing id on stderr, so that a script can tell them from events of batches that were never acknowledged.
+        lost.stream().sorted().forEach(id -> System.err.println("lost " + id));
         boolean exact = actual.equals(expected);
         System.out.printf("faultcheck %s: %,d lines, %,d distinct events of the day, raw rows %,d, lost %d%s, not sent %d, "
                         + "counters %s (expected %s, report %s)%n", day, lines, events.size(), raw.size(), lost.size(),

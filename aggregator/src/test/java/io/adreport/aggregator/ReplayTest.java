@@ -3,7 +3,7 @@ package io.adreport.aggregator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.adreport.aggregator.replay.Replay;
+import io.adreport.client.replay.Replay;
 import io.adreport.testkit.Datasets;
 import io.adreport.testkit.Datasets.DataFile;
 import io.adreport.testkit.Datasets.Format;

@@ -14,6 +14,9 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
  * shared by every test in the JVM. Tests isolate themselves with {@link #freshNamespace}
  * instead of fresh clusters: a cluster start costs ~10 s, a namespace a few milliseconds.
  *
+ * <p>Region servers: one, or {@code -Dadreport.minihbase.regionservers=N} for a module whose
+ * tests move regions between servers (the fault suite runs with two).
+ *
  * <p>No HDFS: its NameNode web server needs Hadoop's Jetty 9, which cannot live beside
  * Javalin's Jetty 11 in one JVM. HBaseTestingUtility already points {@code fs.defaultFS} at the
  * local filesystem and relaxes the stream-capability check for it.
@@ -39,7 +42,8 @@ public final class MiniHBase {
             conf.setInt("hbase.client.retries.number", 5);
             conf.setInt("hbase.regionserver.handler.count", 30);
             util.startMiniZKCluster();
-            util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
+            int regionServers = Integer.getInteger("adreport.minihbase.regionservers", 1);
+            util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(regionServers).build());
             return new MiniHBase(util, ConnectionFactory.createConnection(conf));
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HBase mini cluster", e);
@@ -70,7 +74,7 @@ public final class MiniHBase {
         return util.getZkCluster().getClientPort();
     }
 
-    /** The underlying utility, for fault injection (e.g. restarting the region server). */
+    /** The underlying utility, for fault injection (e.g. aborting a region server, stopping HBase). */
     public HBaseTestingUtility util() {
         return util;
     }

@@ -1,10 +1,10 @@
 package io.adreport.launcher.cli;
 
-import io.adreport.aggregator.replay.Replay;
+import io.adreport.client.replay.Replay;
 import java.io.PrintStream;
 import java.util.List;
 
-/** {@code bin/adreport replay FILE ...}: the aggregator's replay client (it parses its own options). */
+/** {@code bin/adreport replay FILE ...}: the ingest client's replay CLI (it parses its own options). */
 final class ReplayLauncher {
     private ReplayLauncher() {
     }

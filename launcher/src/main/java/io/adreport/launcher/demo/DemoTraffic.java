@@ -1,5 +1,6 @@
 package io.adreport.launcher.demo;
 
+import io.adreport.client.IngestClient;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * impressions due after the start) to the tick task through {@link #carryOver} when it is done
  * with it. They share only {@link DemoStats}, which is readable from any thread. Failure
  * behaviour: nothing is thrown out of the threads; failed deliveries are retried by
- * {@link IngestClient} and then counted as errors, and an unexpected exception is counted and
+ * {@link BeaconSender} and then counted as errors, and an unexpected exception is counted and
  * logged. If the ingest is slow, the debt of owed live beacons is capped at {@link #MAX_CATCH_UP}
  * of traffic, so a stall is followed by a short burst rather than a flood. Logging: at most one
  * line per minute, and one when the back-fill is done.
@@ -55,8 +56,8 @@ public final class DemoTraffic implements AutoCloseable {
     private final DemoOptions options;
     private final Clock clock;
     private final DemoStats stats = new DemoStats();
-    private final IngestClient client;
-    private final IngestClient backfillClient;
+    private final BeaconSender client;
+    private final BeaconSender backfillClient;
     private final BeaconGenerator live;
     /** Today's back-fill generator, handed to the tick task while it holds beacons due after the start. */
     private final AtomicReference<BeaconGenerator> carryOver = new AtomicReference<>();
@@ -76,8 +77,8 @@ public final class DemoTraffic implements AutoCloseable {
     private DemoTraffic(URI ingestUrl, DemoOptions options, Clock clock, IngestClient.Sleeper sleeper) {
         this.options = Objects.requireNonNull(options, "options");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.client = new IngestClient(Objects.requireNonNull(ingestUrl, "ingestUrl"), sleeper, clock, stats);
-        this.backfillClient = new IngestClient(ingestUrl, sleeper, clock, stats, true);
+        this.client = new BeaconSender(Objects.requireNonNull(ingestUrl, "ingestUrl"), sleeper, clock, stats);
+        this.backfillClient = new BeaconSender(ingestUrl, sleeper, clock, stats, true);
         String runTag = Long.toString(clock.millis() / 1000, 36);
         this.live = new BeaconGenerator(AdNetwork.DEFAULT, new SplittableRandom(options.seed()), "l" + runTag + "-",
                 options.duplicateRate(), options.lateRate(), options.malformedRate());
@@ -278,7 +279,7 @@ public final class DemoTraffic implements AutoCloseable {
         }
     }
 
-    private void send(IngestClient via, BeaconGenerator.Batch batch) throws InterruptedException {
+    private void send(BeaconSender via, BeaconGenerator.Batch batch) throws InterruptedException {
         stats.malformed().add(batch.malformed());
         via.post(batch.lines()); // in requests within the ingest's size limits
     }

@@ -1,5 +1,6 @@
 package io.adreport.launcher.demo;
 
+import io.adreport.client.IngestClient;
 import io.adreport.testkit.MutableClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,23 +46,11 @@ class DeliveryTest {
     }
 
     @Test
-    void retry_after_without_a_number_or_as_an_http_date_is_understood() throws Exception {
-        MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
-        IngestClient client = new IngestClient(URI.create("http://localhost:1/"), recorder, clock, new DemoStats());
-        assertEquals(URI.create("http://localhost:1/v1/events"), client.endpoint());
-        assertEquals(Duration.ofSeconds(1), client.retryAfter(null));
-        assertEquals(Duration.ofSeconds(1), client.retryAfter("soon"));
-        assertEquals(Duration.ofSeconds(30), client.retryAfter("Tue, 10 Mar 2026 12:00:30 GMT"));
-        assertEquals(Duration.ZERO, client.retryAfter("Tue, 10 Mar 2026 11:00:00 GMT"));
-        assertEquals(IngestClient.MAX_RETRY_AFTER, client.retryAfter("86400"));
-    }
-
-    @Test
     void server_errors_are_retried_with_growing_waits_and_then_counted_as_errors() throws Exception {
         MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
         try (FakeIngest ingest = FakeIngest.start(clock);
              DemoTraffic demo = DemoTraffic.create(ingest.url(), ONE_SMALL_DAY, clock, recorder)) {
-            for (int i = 0; i <= IngestClient.MAX_FAILURE_RETRIES; i++) {
+            for (int i = 0; i < BeaconSender.ATTEMPTS; i++) {
                 ingest.script(503, null);
             }
             demo.backfill();
@@ -106,7 +95,7 @@ class DeliveryTest {
             assertTrue(s.sent() > 50, s.toString());
             assertEquals(s.sent(), s.errors());
             assertEquals(0, s.accepted());
-            assertTrue(waits.size() >= IngestClient.MAX_FAILURE_RETRIES, "it backed off before giving up");
+            assertTrue(waits.size() >= BeaconSender.ATTEMPTS - 1, "it backed off before giving up");
         }
     }
 
@@ -140,7 +129,7 @@ class DeliveryTest {
         MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
         try (FakeIngest ingest = FakeIngest.start(clock)) {
             DemoStats stats = new DemoStats();
-            IngestClient client = new IngestClient(ingest.url(), recorder, clock, stats);
+            BeaconSender client = new BeaconSender(ingest.url(), recorder, clock, stats);
             List<String> many = impressions(25_000, clock);
             client.post(many);
             // Lines of ~300 KiB: ten of them would be over the 1 MiB a request carries, 40 over the ingest's 10 MiB.

@@ -9,6 +9,7 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.javalin.validation.ValidationError;
 import io.javalin.validation.ValidationException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -50,10 +51,21 @@ final class ErrorMapper {
         } else if (e instanceof ReadFailure rf) {
             LOG.warn("report read failed: {}", rf.getMessage(), rf.getCause());
             reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "counters are unavailable, try again: " + rf.getMessage(), null);
+        } else if (e instanceof UncheckedIOException io) {
+            // The meta table (API keys, day states) could not be read: HBase is down or too slow.
+            LOG.warn("meta table read failed on {} {}: {}", ctx.method(), ctx.path(), io.getCause().toString());
+            reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "HBase unavailable, try again: " + firstLine(io.getCause()), null);
         } else {
             LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
             reply(ctx, HttpStatus.INTERNAL_SERVER_ERROR, "internal error", null);
         }
+    }
+
+    private static String firstLine(Throwable t) {
+        String m = String.valueOf(t.getMessage());
+        int nl = m.indexOf('\n');
+        m = nl < 0 ? m : m.substring(0, nl);
+        return t.getClass().getSimpleName() + (m.length() > 200 ? ": " + m.substring(0, 200) + "..." : ": " + m);
     }
 
     private static void reply(Context ctx, HttpStatus status, String error, String parameter) {

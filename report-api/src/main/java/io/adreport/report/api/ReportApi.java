@@ -72,7 +72,8 @@ public final class ReportApi {
         /** Wires the meta store and key store over {@code connection} for the tables of {@code cube} in {@code namespace}. */
         public static Deps of(Connection connection, Cube cube, String namespace, ReportConfig config, Metrics metrics, Clock clock) {
             TableLayout layout = new TableLayout(cube, namespace);
-            MetaStore meta = new MetaStore(connection, layout, clock);
+            // Key lookups and day states are read on every request: bounded like the report's own reads.
+            MetaStore meta = new MetaStore(connection, layout, clock, config.queryTimeout());
             return new Deps(cube, layout, connection, meta, apiKeys(meta, cube, config, clock), metrics, clock, config);
         }
     }

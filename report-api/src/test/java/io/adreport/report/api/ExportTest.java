@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.adreport.report.Recount;
 import io.adreport.report.ReportCheck;
 import io.adreport.report.ReportFixture;
+import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
@@ -266,6 +267,30 @@ class ExportTest {
                 assertTrue(json.readTree(r.body()).get("error").asText().startsWith("counters are unavailable"), r.body());
                 assertTrue(r.headers().firstValue("Adreport-Export").isEmpty(), "no export was started");
             }
+        } finally {
+            app.stop();
+        }
+    }
+
+    /**
+     * Regression (fault suite, HBase outage): a key lookup that could not read the meta table was
+     * answered 500 "internal error", and with the connection's default timeout it first waited out
+     * the whole outage. It is now a 503 naming HBase, within the report's query timeout.
+     */
+    @Test
+    void a_meta_table_that_cannot_be_read_is_a_503_naming_hbase_not_a_500() throws Exception {
+        ReportApi.Deps d = fx.deps;
+        MetaStore unreadable = new MetaStore(d.connection(), new TableLayout(d.cube(), "adreport_missing"), d.clock(),
+                d.config().queryTimeout());
+        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), d.layout(), d.connection(), unreadable,
+                ReportApi.apiKeys(unreadable, d.cube(), d.config(), d.clock()), new Metrics(), d.clock(), d.config());
+        Javalin app = ReportApi.create(missing).start("127.0.0.1", 0);
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port()
+                    + "/v1/reports/campaign?from=2026-10-31&to=2026-11-03&granularity=day"))
+                    .header("Authorization", "Bearer " + fx.analystKey).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(json.readTree(r.body()).get("error").asText().startsWith("HBase unavailable, try again: "), r.body());
         } finally {
             app.stop();
         }

@@ -5,6 +5,7 @@ import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -111,11 +112,23 @@ public final class MetaStore {
     private final Connection connection;
     private final TableLayout layout;
     private final Clock clock;
+    private final Duration operationTimeout;
 
     public MetaStore(Connection connection, TableLayout layout, Clock clock) {
+        this(connection, layout, clock, null);
+    }
+
+    /**
+     * As {@link #MetaStore(Connection, TableLayout, Clock)}, with every call bounded by
+     * {@code operationTimeout} (null: the connection's default, which with HBase's retries can be
+     * many minutes). A server that answers requests (the report API's key lookups) needs the bound:
+     * without it a request waits out an HBase outage instead of failing fast with 503.
+     */
+    public MetaStore(Connection connection, TableLayout layout, Clock clock, Duration operationTimeout) {
         this.connection = connection;
         this.layout = layout;
         this.clock = clock;
+        this.operationTimeout = operationTimeout;
     }
 
     // --- days ------------------------------------------------------------------------------
@@ -309,6 +322,10 @@ public final class MetaStore {
     }
 
     private Table table() throws IOException {
+        if (operationTimeout != null) {
+            int ms = (int) Math.min(Integer.MAX_VALUE, operationTimeout.toMillis());
+            return connection.getTableBuilder(layout.metaTable(), null).setOperationTimeout(ms).setRpcTimeout(ms).build();
+        }
         return connection.getTable(layout.metaTable());
     }
 }

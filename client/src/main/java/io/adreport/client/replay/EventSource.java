@@ -1,4 +1,4 @@
-package io.adreport.aggregator.replay;
+package io.adreport.client.replay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -43,7 +43,7 @@ import java.util.zip.GZIPInputStream;
  *       device = ip:device:os; a row with is_attributed = 1 adds a conversion at
  *       attributed_time.</li>
  *   <li>{@code csv}: any CSV with a header, mapped by {@code --map field=column} and
- *       {@code --set field=value}; the time column may be epoch millis, ISO-8601 with offset, or
+ *       {@code --constant field=value}; the time column may be epoch millis, ISO-8601 with offset, or
  *       "yyyy-MM-dd HH:mm[:ss]" in UTC.</li>
  * </ul>
  * Every produced event carries its time as epoch milliseconds in {@code ts}, so a replay can

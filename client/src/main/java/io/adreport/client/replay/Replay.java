@@ -1,17 +1,15 @@
-package io.adreport.aggregator.replay;
+package io.adreport.client.replay;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.client.Delivery;
+import io.adreport.client.IngestClient;
+import io.adreport.client.RetryPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,19 +27,18 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Concurrency: the reading thread builds NDJSON batches and hands each to one of
  * {@code --concurrency} senders (a semaphore bounds batches in flight, so memory stays bounded);
- * totals are {@link LongAdder}s read by the progress thread. 429 and 503 are retried after
- * {@code Retry-After} (a retry is safe: ingest deduplicates); other errors fail the batch, are
- * reported and make the exit status 1.
+ * totals are {@link LongAdder}s read by the progress thread. Each batch goes through the one
+ * {@link IngestClient}: 429, 5xx and I/O failures are retried by its {@link RetryPolicy}
+ * ({@code Retry-After} honoured, bounded back-off; a retry is safe: ingest deduplicates); a batch
+ * it gives up on, or a 4xx, fails the batch, is reported and makes the exit status 1.
  */
 public final class Replay {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_RETRIES = 30;
 
     private final ReplayOptions options;
     private final PrintStream out;
     private final PrintStream err;
     private final Clock clock;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final IngestClient client;
     private final LongAdder sent = new LongAdder();
     private final LongAdder accepted = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -58,6 +55,7 @@ public final class Replay {
         this.out = out;
         this.err = err;
         this.clock = clock;
+        this.client = new IngestClient(URI.create(options.url()), RetryPolicy.DEFAULT, clock, IngestClient.Sleeper.REAL);
     }
 
     public static void main(String[] args) {
@@ -191,51 +189,30 @@ public final class Replay {
     }
 
     private void send(List<String> lines, long firstEvent) {
-        String body = String.join("\n", lines) + "\n";
-        HttpRequest request = HttpRequest.newBuilder(URI.create(options.url() + "/v1/events"))
-                .timeout(Duration.ofMinutes(2))
-                .header("Content-Type", "application/x-ndjson")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        long first = System.nanoTime();
-        for (int attempt = 0; ; attempt++) {
-            try {
-                long begin = System.nanoTime();
-                HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    latencies.record(System.nanoTime() - begin, System.nanoTime() - first);
-                    JsonNode n = JSON.readTree(r.body());
-                    accepted.add(n.path("accepted").asLong());
-                    duplicates.add(n.path("duplicates").asLong());
-                    for (JsonNode rej : n.path("rejected")) {
-                        rejected.increment();
-                        reasons.computeIfAbsent(rej.path("error").asText(), k -> new LongAdder()).increment();
-                    }
-                    sent.add(lines.size());
-                    return;
-                }
-                if ((r.statusCode() == 429 || r.statusCode() == 503) && attempt < MAX_RETRIES) {
-                    retries.increment();
-                    long seconds = r.headers().firstValue("Retry-After").map(Long::parseLong).orElse(1L);
-                    sleepNanos(TimeUnit.SECONDS.toNanos(Math.min(seconds, 30)));
-                    continue;
-                }
-                fail(lines, "HTTP " + r.statusCode() + " for events " + firstEvent + ".." + (firstEvent + lines.size() - 1)
-                        + " of the file (a line number is counted within that batch): " + r.body());
-                return;
-            } catch (IOException e) {
-                if (attempt < 3) {
-                    retries.increment();
-                    sleepNanos(TimeUnit.SECONDS.toNanos(1));
-                    continue;
-                }
-                fail(lines, e.toString());
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail(lines, "interrupted");
-                return;
-            }
+        byte[] body = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+        Delivery d;
+        try {
+            d = client.send(body, lines.size());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(lines, "interrupted");
+            return;
         }
+        retries.add(d.retries());
+        if (!d.answered()) {
+            String where = "events " + firstEvent + ".." + (firstEvent + lines.size() - 1)
+                    + " of the file (a line number is counted within that batch)";
+            fail(lines, d.status() > 0 ? "HTTP " + d.status() + " for " + where + ": " + d.error() : d.error() + " for " + where);
+            return;
+        }
+        latencies.record(d.lastNanos(), d.totalNanos());
+        accepted.add(d.accepted());
+        duplicates.add(d.duplicates());
+        for (Delivery.Rejection rej : d.rejected()) {
+            rejected.increment();
+            reasons.computeIfAbsent(rej.error(), k -> new LongAdder()).increment();
+        }
+        sent.add(lines.size());
     }
 
     private void fail(List<String> lines, String why) {

@@ -1,4 +1,4 @@
-package io.adreport.aggregator.replay;
+package io.adreport.client.replay;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -33,7 +33,7 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
                 avazu        Avazu CTR rows: an impression per row, plus a click where click=1
                 talkingdata  TalkingData rows: an impression and its click per row, plus a
                              conversion where is_attributed=1
-                csv          any CSV with a header, mapped with --map/--set
+                csv          any CSV with a header, mapped with --map/--constant
             options:
               --url URL          ingest base URL (default http://localhost:8081)
               --rate N           events per second (default: as fast as ingest answers)
@@ -45,7 +45,9 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
               --time-field F     event time field to shift (default ts)
               --limit N          stop after N events
               --map F=COL[,..]   csv: take event field F from column COL (repeatable)
-              --set F=V[,..]     csv: set event field F to V on every event (e.g. type=impression)
+              --constant F=V[,..]
+                                 csv: event field F is V on every event (e.g. type=impression);
+                                 formerly --set (renamed: --set means a setting override elsewhere)
             exit status: 0 all batches answered, 1 some batches failed, 2 usage error""";
 
     static ReplayOptions parse(List<String> args) {
@@ -81,7 +83,9 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
                 case "--time-field" -> timeField = value(args, ++i, a);
                 case "--limit" -> limit = (long) number(value(args, ++i, a), a, 1, Long.MAX_VALUE);
                 case "--map" -> pairs(value(args, ++i, a), a, map);
-                case "--set" -> pairs(value(args, ++i, a), a, constants);
+                case "--constant" -> pairs(value(args, ++i, a), a, constants);
+                case "--set" -> throw new IllegalArgumentException(
+                        "--set: renamed to --constant F=V (a constant event field); --set means a setting override in the other commands");
                 default -> {
                     if (a.startsWith("-")) {
                         throw new IllegalArgumentException(a + ": unknown option");

@@ -4,6 +4,7 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.flush.CounterWriter;
+import io.adreport.aggregator.profile.ViewRecorder;
 import io.adreport.schema.cube.CounterFanout;
 import io.adreport.schema.cube.EventSpec;
 import io.adreport.schema.event.Event;
@@ -80,13 +81,21 @@ public final class GroupCommit {
     private final Clock clock;
     private final AggregatorMetrics metrics;
     private final StoredIds storedIds;
+    private final ViewRecorder views;
     private final ConcurrentHashMap<RowId, Entry> inFlight = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<byte[]> pendingDupMarks = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingDupCount = new AtomicInteger();
 
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
                        AggregatorMetrics metrics, StoredIds storedIds) {
+        this(layout, tables, counters, days, clock, metrics, storedIds, null);
+    }
+
+    /** As above, writing each stored impression's device view ({@code views}, may be null) before its answer. */
+    public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
+                       AggregatorMetrics metrics, StoredIds storedIds, ViewRecorder views) {
         this.storedIds = storedIds;
+        this.views = views;
         this.layout = layout;
         this.keys = new RowKeyCodec(layout.cube());
         this.codec = new RawEventCodec(keys);
@@ -202,6 +211,7 @@ public final class GroupCommit {
         for (Entry e : stored) {
             count(e);
         }
+        recordViews(owned);
         release(owned);
         for (Entry e : owned) {
             if (!e.result.isDone()) {
@@ -209,6 +219,28 @@ public final class GroupCommit {
             }
         }
         duplicateRows.forEach(this::queueDuplicateMark);
+    }
+
+    /**
+     * Device views of stored impressions, and again of duplicates (a retry after a failed view
+     * write repairs it; the cell is idempotent). A failed view fails its event's answer.
+     */
+    private void recordViews(List<Entry> owned) {
+        if (views == null) {
+            return;
+        }
+        java.util.IdentityHashMap<Event, Entry> byEvent = new java.util.IdentityHashMap<>();
+        for (Entry e : owned) {
+            if ((e.duplicate || !e.result.isDone()) && views.wants(e.event)) {
+                byEvent.put(e.event, e);
+            }
+        }
+        if (byEvent.isEmpty()) {
+            return;
+        }
+        for (Event failed : views.record(new ArrayList<>(byEvent.keySet()))) {
+            byEvent.get(failed).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
+        }
     }
 
     /** Gets for every claimed identity's existence and every join target not found in memory. */

@@ -247,6 +247,39 @@ class FrequencyCapTest {
         assertEquals("device", JSON.readTree(bad.body()).path("parameter").asText());
     }
 
+    @Test
+    void bulkLoadedSegmentsAreVisibleInTheCheck(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        DeviceHasher hasher = new DeviceHasher(SECRET);
+        var loader = new io.adreport.serving.segments.SegmentLoader(hbase.connection(), layout, hasher,
+                new io.adreport.schema.profile.UnidentifiedDevices(hasher, List.of("unknown")), clock, 3);
+        java.nio.file.Path bad = dir.resolve("bad.csv");
+        java.nio.file.Files.writeString(bad, "device,segment,score\nbulk-1,autos,0.5\nbulk-2,,0.1\n");
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(io.adreport.serving.segments.SegmentLoader.BadLine.class,
+                () -> loader.load(bad, dir.resolve("stage-bad")));
+        assertTrue(refused.getMessage().contains("line 3: segment"), refused.getMessage());
+        assertEquals(0, JSON.readTree(check(adserver, "{\"device\": \"bulk-1\", \"campaigns\": [\"a/b\"]}").body())
+                .path("segments").size(), "a refused file loads nothing");
+
+        StringBuilder csv = new StringBuilder("device,segment,score\n");
+        for (int d = 0; d < 20; d++) {
+            csv.append("bulk-").append(d).append(",autos,").append(d / 10.0).append('\n');
+            csv.append("bulk-").append(d).append(",travel,").append(1 + d).append('\n');
+        }
+        csv.append("unknown,autos,1\n");
+        java.nio.file.Path good = dir.resolve("good.csv");
+        java.nio.file.Files.writeString(good, csv);
+        var summary = loader.load(good, dir.resolve("stage-good"));
+        assertEquals(40, summary.cells());
+        assertEquals(1, summary.skippedUnidentified());
+        assertTrue(summary.files() >= 10, "chunks of 3 cells: many HFiles, " + summary.files());
+        for (int d = 0; d < 20; d++) {
+            JsonNode seg = JSON.readTree(check(adserver, "{\"device\": \"bulk-" + d + "\", \"campaigns\": [\"a/b\"]}").body())
+                    .path("segments");
+            assertEquals(d / 10.0, seg.path("autos").asDouble(), "device " + d);
+            assertEquals(1.0 + d, seg.path("travel").asDouble(), "device " + d);
+        }
+    }
+
     /** Expected answer from the sent view times alone: the shortest reached window, or allowed. */
     private static String oracle(List<Long> views, long[] windows, int[] max, long now) {
         for (int i = 0; i < windows.length; i++) {

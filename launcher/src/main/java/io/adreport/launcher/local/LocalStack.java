@@ -140,7 +140,7 @@ public final class LocalStack {
         Aggregator aggregator = Services.aggregator(ctx, connection, metrics, clock);
         started.push(aggregator);
         ReportApi.Deps deps = Services.reportDeps(ctx, connection, metrics, clock);
-        Javalin api = Services.reportApi(deps);
+        Javalin api = Services.reportApi(ctx, deps);
         started.push(api::stop);
         String analystKey = deps.keys().ensureKeyFile(dataDir.resolve("analyst.key"), "analyst").key();
 

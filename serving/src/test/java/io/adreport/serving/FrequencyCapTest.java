@@ -280,6 +280,39 @@ class FrequencyCapTest {
         }
     }
 
+    @Test
+    void theNightlyPassRestoresViewsLostBetweenTheRawWriteAndTheCapWrite() throws Exception {
+        assertEquals(201, put("/v1/campaigns/adv1/c4", adv1, "{\"frequencyCaps\": [{\"max\": 2, \"window\": \"7d\"}]}").statusCode());
+        serving.registry().refresh();
+        Instant t = T0.plus(Duration.ofDays(4));
+        clock.set(t);
+        // a crash after the raw write, before the view write: raw rows exist, the profile does not know them
+        DeviceHasher hasher = new DeviceHasher(SECRET);
+        EventParser parser = new EventParser(layout.cube(), clock, Duration.ofDays(7), hasher);
+        io.adreport.schema.event.RawEventCodec codec = new io.adreport.schema.event.RawEventCodec(
+                new io.adreport.schema.rowkey.RowKeyCodec(layout.cube()));
+        try (Table raw = hbase.connection().getTable(layout.rawTable())) {
+            for (int i = 0; i < 2; i++) {
+                raw.put(codec.toPut(parser.parse(JSON.readTree(impression("lost-" + i, t.plusSeconds(i), "device-lost", "adv1", "c4"))), t));
+            }
+            raw.put(codec.toPut(parser.parse(JSON.readTree(impression("lost-ph", t, "unknown", "adv1", "c4"))), t));
+        }
+        clock.set(t.plusSeconds(10));
+        assertEquals("allowed", answer("device-lost", "adv1/c4", clock.instant()), "the views were lost: under-capped");
+        var repair = new io.adreport.reconcile.profiles.ViewRepair(hbase.connection(), layout,
+                new io.adreport.schema.profile.UnidentifiedDevices(hasher, ProfileConfig.defaults().placeholders()));
+        var summary = repair.repair(java.time.LocalDate.ofInstant(t, java.time.ZoneOffset.UTC));
+        assertTrue(summary.impressions() >= 3, "impressions of the day: " + summary);
+        assertEquals("capped 7d 2/2", answer("device-lost", "adv1/c4", clock.instant()));
+        var again = repair.repair(java.time.LocalDate.ofInstant(t, java.time.ZoneOffset.UTC));
+        assertEquals(summary, again, "the pass is idempotent");
+        assertEquals("capped 7d 2/2", answer("device-lost", "adv1/c4", clock.instant()), "a repeated pass adds no view");
+        byte[] placeholderRow = new io.adreport.schema.profile.ProfileKey(layout.cube().saltBuckets()).row(hasher.hash("unknown"));
+        try (Table profiles = hbase.connection().getTable(layout.profilesTable())) {
+            assertTrue(profiles.get(new org.apache.hadoop.hbase.client.Get(placeholderRow)).isEmpty(), "placeholders stay unwritten");
+        }
+    }
+
     /** Expected answer from the sent view times alone: the shortest reached window, or allowed. */
     private static String oracle(List<Long> views, long[] windows, int[] max, long now) {
         for (int i = 0; i < windows.length; i++) {

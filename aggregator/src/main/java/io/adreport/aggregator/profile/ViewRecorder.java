@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
@@ -97,17 +96,13 @@ public final class ViewRecorder {
                 continue;
             }
             String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
-            String advertiser = e.dimensions().get(ProfileModel.ADVERTISER);
-            String campaign = e.dimensions().get(ProfileModel.CAMPAIGN);
-            if (unidentified.isUnidentifiedHash(device) || advertiser == null || campaign == null) {
+            Put put = unidentified.isUnidentifiedHash(device) ? null : ViewCells.put(keys, e);
+            if (put == null) {
                 skipped.inc();
                 continue;
             }
             noteRate(device);
-            long ts = e.ts().toEpochMilli();
-            puts.add(new Put(keys.row(device))
-                    .addColumn(TableLayout.VIEW_FAMILY, ViewCells.qualifier(advertiser, campaign, ts, e.id()), ts, HConstants.EMPTY_BYTE_ARRAY)
-                    .setDurability(Durability.SYNC_WAL));
+            puts.add(put.setDurability(Durability.SYNC_WAL));
             putEvents.add(e);
         }
         if (puts.isEmpty()) {

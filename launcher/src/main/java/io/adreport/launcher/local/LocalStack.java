@@ -147,7 +147,8 @@ public final class LocalStack {
         started.push(api::stop);
         String analystKey = deps.keys().ensureKeyFile(dataDir.resolve("analyst.key"), "analyst").key();
 
-        Reconciler reconciler = new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock);
+        Reconciler reconciler = Services.withViewRepair(ctx, connection,
+                new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock));
         if (reconcileConfig.enabled()) {
             ReconcileScheduler scheduler = new ReconcileScheduler(reconcileConfig, clock, reconciler);
             scheduler.start();

@@ -9,7 +9,11 @@ import io.adreport.report.api.ReportApi;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.reconcile.Reconciler;
+import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.serving.ServeConfig;
 import io.adreport.serving.ServingRoutes;
 import io.javalin.Javalin;
@@ -53,6 +57,26 @@ public final class Services {
     public static ReportApi.Deps reportDeps(Context ctx, Connection connection, Metrics metrics, Clock clock) {
         ReportConfig config = ReportConfig.from(ctx.settings().resolve(ReportConfig.DEF));
         return ReportApi.Deps.of(connection, ctx.cube(), ctx.layout().namespace(), config, metrics, clock);
+    }
+
+    /**
+     * {@code reconciler}, also repairing device view histories after each day when the cube has
+     * profiles and a device secret is known (placeholder ids are recognised by their hash).
+     */
+    public static Reconciler withViewRepair(Context ctx, Connection connection, Reconciler reconciler) {
+        if (!ProfileModel.supported(ctx.cube())) {
+            return reconciler;
+        }
+        DeviceHasher hasher;
+        try {
+            hasher = hasher(ctx);
+        } catch (IllegalStateException noSecret) {
+            org.slf4j.LoggerFactory.getLogger(Services.class).warn(
+                    "no device.hash.secret: device view histories are not repaired by this reconcile ({})", noSecret.getMessage());
+            return reconciler;
+        }
+        ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
+        return reconciler.repairingViews(new ViewRepair(connection, ctx.layout(), new UnidentifiedDevices(hasher, profiles.placeholders())));
     }
 
     /** The report API with the serving endpoints (for cubes with device profiles), started. */

@@ -36,6 +36,24 @@ public final class ViewCells {
     public record View(String campaignKey, long tsMillis) {
     }
 
+    /**
+     * The one write of a view: the Put of impression {@code e} into its device's row, or null when
+     * {@code e} is no view (not an impression, no device, no advertiser or campaign). The cell
+     * timestamp is the impression's time, so the family TTL expires it by event time. Callers
+     * first drop unidentified devices ({@link UnidentifiedDevices#isUnidentifiedHash}).
+     */
+    public static org.apache.hadoop.hbase.client.Put put(ProfileKey keys, io.adreport.schema.event.Event e) {
+        String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
+        String advertiser = e.dimensions().get(ProfileModel.ADVERTISER);
+        String campaign = e.dimensions().get(ProfileModel.CAMPAIGN);
+        if (!ProfileModel.IMPRESSION.equals(e.type()) || device == null || advertiser == null || campaign == null) {
+            return null;
+        }
+        long ts = e.ts().toEpochMilli();
+        return new org.apache.hadoop.hbase.client.Put(keys.row(device)).addColumn(io.adreport.schema.table.TableLayout.VIEW_FAMILY,
+                qualifier(advertiser, campaign, ts, e.id()), ts, new byte[0]);
+    }
+
     /** Qualifier prefix of every view of {@code advertiser/campaign}. */
     public static byte[] prefix(String advertiser, String campaign) {
         return (advertiser + "\0" + campaign + "\0").getBytes(StandardCharsets.UTF_8);

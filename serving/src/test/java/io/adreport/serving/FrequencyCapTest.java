@@ -313,6 +313,23 @@ class FrequencyCapTest {
         }
     }
 
+    @Test
+    void aDeviceAboveTheHumanCeilingIsCountedOnce() throws Exception {
+        Instant t = T0.plus(Duration.ofDays(5));
+        clock.set(t);
+        StringBuilder batch = new StringBuilder("[");
+        for (int i = 0; i < 75; i++) { // ceiling: profiles.hot.views.per.minute = 60
+            batch.append(i == 0 ? "" : ",").append(impression("hot-" + i, t.plusMillis(i), "device-hot", "adv1", "c5"));
+        }
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agg.port() + "/v1/events"))
+                .POST(HttpRequest.BodyPublishers.ofString(batch.append(']').toString())).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        String metrics = agg.metrics().scrape();
+        assertTrue(metrics.lines().anyMatch(l -> l.trim().matches("adreport_hot_devices_total(\\{\\})? 1(\\.0)?")), "one hot device, counted once:\n" + metrics.lines()
+                .filter(l -> l.contains("hot") || l.contains("profile_views")).toList());
+        assertTrue(metrics.contains("adreport_profile_views_written_total"), "view writes are in /metrics");
+    }
+
     /** Expected answer from the sent view times alone: the shortest reached window, or allowed. */
     private static String oracle(List<Long> views, long[] windows, int[] max, long now) {
         for (int i = 0; i < windows.length; i++) {

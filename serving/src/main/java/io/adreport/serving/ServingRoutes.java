@@ -2,12 +2,14 @@ package io.adreport.serving;
 
 import io.adreport.report.api.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.serving.check.AdController;
 import io.adreport.serving.check.CheckController;
 import io.adreport.serving.registry.CampaignRegistry;
 import io.javalin.http.HandlerType;
@@ -35,7 +37,7 @@ public final class ServingRoutes implements AutoCloseable {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
             return new ServingRoutes(null, List.of());
         }
-        CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), clock, metrics)
+        CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
         CheckController check = new CheckController(connection, layout, registry, hasher,
                 new UnidentifiedDevices(hasher, profiles.placeholders()), config, clock, metrics);
@@ -46,7 +48,15 @@ public final class ServingRoutes implements AutoCloseable {
                         400, "a field breaks a rule", 401, "no, unknown or revoked API key", 403, "not an adserver key",
                         503, "HBase unavailable"),
                 check::check);
-        return new ServingRoutes(registry, List.of(route));
+        AdController ads = new AdController(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
+                config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
+        ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
+                "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-capped campaigns of the zone, "
+                        + "random among ties; impression id and beacon URLs; one Get", "serving", true, List.of(),
+                Map.of(200, "chosen ads in order of preference (empty when none is eligible)", 400, "a field breaks a rule",
+                        401, "no, unknown or revoked API key", 403, "not an adserver key", 503, "HBase unavailable"),
+                ads::serve);
+        return new ServingRoutes(registry, List.of(route, ad));
     }
 
     public List<ApiRoute> routes() {

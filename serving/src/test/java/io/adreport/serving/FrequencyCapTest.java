@@ -330,6 +330,60 @@ class FrequencyCapTest {
         assertTrue(metrics.contains("adreport_profile_views_written_total"), "view writes are in /metrics");
     }
 
+    @Test
+    void adSelectionSkipsPausedEndedAndCappedCampaignsAndItsBeaconCountsAsAView() throws Exception {
+        String pub = deps("publisher:site1");
+        String other = deps("publisher:site2");
+        Instant t = T0.plus(Duration.ofDays(6));
+        clock.set(t);
+        java.time.LocalDate today = java.time.LocalDate.ofInstant(t, java.time.ZoneOffset.UTC);
+        assertEquals(201, put("/v1/campaigns/adv1/s-top", adv1, "{\"frequencyCaps\": [{\"max\": 1, \"window\": \"5m\"}]}").statusCode());
+        assertEquals(201, put("/v1/campaigns/adv1/s-paused", adv1, "{\"status\": \"paused\"}").statusCode());
+        assertEquals(201, put("/v1/campaigns/adv1/s-ended", adv1, "{\"end\": \"" + today.minusDays(1) + "\"}").statusCode());
+        assertEquals(201, put("/v1/campaigns/adv1/s-next", adv1, "{}").statusCode());
+        String zone = "{\"ads\": [" + zoneAd("s-paused", 9000) + "," + zoneAd("s-ended", 8000) + "," + zoneAd("s-top", 5000) + ","
+                + zoneAd("s-next", 3000) + "," + zoneAd("s-unregistered", 9999) + "]}";
+        assertEquals(403, put("/v1/zones/site1/z1", other, zone).statusCode(), "a publisher manages only its own site");
+        HttpResponse<String> badZone = put("/v1/zones/site1/z1", pub, "{\"ads\": [{\"advertiser\": \"adv1\", \"campaign\": \"x\", "
+                + "\"creative\": \"c\", \"ecpmMicros\": 0}]}");
+        assertEquals("ads.ecpmMicros", JSON.readTree(badZone.body()).path("parameter").asText(), badZone.body());
+        assertEquals(201, put("/v1/zones/site1/z1", pub, zone).statusCode());
+        serving.registry().refresh();
+
+        JsonNode first = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\", \"count\": 5}"));
+        List<String> order = new ArrayList<>();
+        first.path("ads").forEach(a -> order.add(a.path("campaign").asText()));
+        assertEquals(List.of("s-top", "s-next"), order, "paused, ended and unregistered campaigns are never chosen");
+        // fire the impression beacon the answer carries, through the real ingest pixel
+        String beacon = first.path("ads").get(0).path("beacons").path("impression").asText();
+        String pixel = beacon.replace("http://localhost:8081", "http://127.0.0.1:" + agg.port());
+        assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create(pixel + "&country=US&deviceType=phone")).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
+        JsonNode second = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\"}"));
+        assertEquals("s-next", second.path("ads").get(0).path("campaign").asText(), "capped (1 per 5m) after its impression");
+        clock.set(t.plus(Duration.ofMinutes(5)).plusMillis(1));
+        JsonNode later = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\"}"));
+        assertEquals("s-top", later.path("ads").get(0).path("campaign").asText(), "the cap window has passed");
+        assertEquals(0, JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"nope\", \"device\": \"d\"}")).path("ads").size());
+    }
+
+    private String deps(String role) throws Exception {
+        return io.adreport.report.api.ReportApi.apiKeys(new io.adreport.schema.meta.MetaStore(hbase.connection(), layout, clock),
+                layout.cube(), ReportConfig.defaults(), clock).create(role);
+    }
+
+    private static String zoneAd(String campaign, long ecpm) {
+        return "{\"advertiser\": \"adv1\", \"campaign\": \"" + campaign + "\", \"creative\": \"" + campaign + "-cr\", \"ecpmMicros\": "
+                + ecpm + "}";
+    }
+
+    private String serve(String body) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/serve/ad")).header("Authorization", "Bearer " + adserver)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return r.body();
+    }
+
     /** Expected answer from the sent view times alone: the shortest reached window, or allowed. */
     private static String oracle(List<Long> views, long[] windows, int[] max, long now) {
         for (int i = 0; i < windows.length; i++) {

@@ -9,6 +9,7 @@ import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.ReportEngine;
 import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.meta.MetaStore;
@@ -151,6 +152,14 @@ public final class ReportApi {
                     campaigns::put));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}", "One campaign", "campaigns", true,
                     ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get));
+            ZoneController zones = new ZoneController(new ZoneStore(deps.connection(), deps.layout()));
+            List<ApiRoute.Param> zoneIds = List.of(ApiRoute.Param.path("site", "site (publisher id)"), ApiRoute.Param.path("zone", "zone id"));
+            routes.add(new ApiRoute(HandlerType.PUT, "/v1/zones/{site}/{zone}",
+                    "Set the ads a zone may show: campaign, creative, ecpmMicros, keywords (publisher: own site; analyst: all)",
+                    "campaigns", true, zoneIds, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule")),
+                    zones::put));
+            routes.add(new ApiRoute(HandlerType.GET, "/v1/zones/{site}/{zone}", "One zone's ads", "campaigns", true, zoneIds,
+                    merge(common, Map.of(200, "the zone", 404, "no such zone")), zones::get));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns", "Campaigns the key manages", "campaigns", true,
                     List.of(ApiRoute.Param.query("advertiser", "string", "analysts: one advertiser's campaigns")),
                     merge(common, Map.of(200, "campaigns")), campaigns::list));

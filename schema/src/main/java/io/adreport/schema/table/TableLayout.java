@@ -31,8 +31,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       {@code NS:profiles_v1} — one row per device ({@code schema.profile.ProfileKey}): family
  *       {@code seg} (audience segments, TTL 30 days) and family {@code fc} (view history for
  *       frequency caps, TTL = the longest cap window, 120 days), pre-split on the profile salt;</li>
- *   <li>{@code NS:campaigns} — the campaign registry ({@code schema.campaign.CampaignStore}),
- *       family {@code c}, no TTL, one region.</li>
+ *   <li>{@code NS:campaigns} — the registry: campaigns (family {@code c},
+ *       {@code schema.campaign.CampaignStore}) and zone inventories (family {@code z},
+ *       {@code schema.inventory.ZoneStore}), no TTL, one region.</li>
  * </ul>
  * Every family has a ROW Bloom filter (point gets: dedup checks, joins, report lookups) and
  * FAST_DIFF block encoding (keys share long prefixes). The {@code _v1} suffix is the frozen
@@ -45,6 +46,7 @@ public final class TableLayout {
     public static final byte[] SEGMENT_FAMILY = Bytes.toBytes("seg");
     public static final byte[] VIEW_FAMILY = Bytes.toBytes("fc");
     public static final byte[] CAMPAIGN_FAMILY = Bytes.toBytes("c");
+    public static final byte[] ZONE_FAMILY = Bytes.toBytes("z");
     public static final String KEY_VERSION = "v1";
 
     private final Cube cube;
@@ -100,7 +102,8 @@ public final class TableLayout {
                     .setColumnFamily(family(SEGMENT_FAMILY, Segments.TTL_DAYS * 86_400L))
                     .setColumnFamily(family(VIEW_FAMILY, CapWindow.LONGEST.millis() / 1000)) // family TTL is seconds
                     .build(), RowKeyCodec.splitKeys(cube.saltBuckets())));
-            out.add(new Spec(descriptor(campaignsTable(), CAMPAIGN_FAMILY, 0), new byte[0][]));
+            out.add(new Spec(TableDescriptorBuilder.newBuilder(campaignsTable())
+                    .setColumnFamily(family(CAMPAIGN_FAMILY, 0)).setColumnFamily(family(ZONE_FAMILY, 0)).build(), new byte[0][]));
         }
         return out;
     }

@@ -2,6 +2,8 @@ package io.adreport.serving.registry;
 
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.inventory.ZoneInventory;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.metrics.Metrics;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The serving side's copy of the campaign registry: an immutable snapshot, replaced whole by a
+ * The serving side's copy of the registry (campaigns and zone inventories): an immutable snapshot, replaced whole by a
  * background re-read every {@code serve.registry.refresh.ms}, so a check never reads the registry
  * table and a change made through {@code PUT /v1/campaigns/...} on any node takes effect here
  * within one refresh. A failed re-read keeps the previous snapshot (and is counted); the age of
@@ -28,11 +30,14 @@ public final class CampaignRegistry implements AutoCloseable {
     private final Clock clock;
     private final ScheduledExecutorService timer;
     private final Metrics.Counter failures;
+    private final ZoneStore zones;
     private volatile Map<String, Campaign> snapshot = Map.of();
+    private volatile Map<String, ZoneInventory> zoneSnapshot = Map.of();
     private volatile long loadedAt;
 
-    public CampaignRegistry(CampaignStore store, Clock clock, Metrics registry) {
+    public CampaignRegistry(CampaignStore store, ZoneStore zones, Clock clock, Metrics registry) {
         this.store = store;
+        this.zones = zones;
         this.clock = clock;
         this.failures = registry.counter("adreport_serve_registry_refresh_failures_total", "Failed re-reads of the campaign registry");
         registry.gauge("adreport_serve_registry_age_seconds", "Age of the serving copy of the campaign registry",
@@ -58,7 +63,12 @@ public final class CampaignRegistry implements AutoCloseable {
             for (Campaign c : store.list(null)) {
                 next.put(c.key(), c);
             }
+            Map<String, ZoneInventory> nextZones = new HashMap<>();
+            for (ZoneInventory z : zones.list()) {
+                nextZones.put(z.key(), z);
+            }
             snapshot = Map.copyOf(next);
+            zoneSnapshot = Map.copyOf(nextZones);
             loadedAt = clock.millis();
         } catch (Exception e) {
             failures.inc();
@@ -69,6 +79,11 @@ public final class CampaignRegistry implements AutoCloseable {
     /** The campaign {@code advertiser/campaign}, if registered. */
     public Optional<Campaign> find(String key) {
         return Optional.ofNullable(snapshot.get(key));
+    }
+
+    /** The inventory of zone {@code site/zone}, if set. */
+    public Optional<ZoneInventory> zone(String site, String zone) {
+        return Optional.ofNullable(zoneSnapshot.get(site + "/" + zone));
     }
 
     @Override

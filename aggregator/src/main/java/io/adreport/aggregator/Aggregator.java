@@ -9,7 +9,11 @@ import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.aggregator.flush.Flusher;
 import io.adreport.aggregator.flush.NaiveCounters;
 import io.adreport.aggregator.ingest.IngestServer;
+import io.adreport.aggregator.profile.ViewRecorder;
 import io.adreport.aggregator.store.GroupCommit;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.aggregator.store.PutOnlyCommit;
 import io.adreport.aggregator.store.RawStore;
 import io.adreport.aggregator.store.StoredIds;
@@ -75,6 +79,16 @@ public final class Aggregator implements AutoCloseable {
      */
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry) {
+        return start(connection, layout, parser, config, clock, tables, registry, ProfileConfig.defaults());
+    }
+
+    /**
+     * As above, with the device-profile settings; for a cube with profiles
+     * ({@link ProfileModel#supported}) every stored impression is written to its device's view
+     * history before it is acknowledged.
+     */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock, TableSource tables, Metrics registry, ProfileConfig profiles) {
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
         // One RPC timeout of a counter call (TableSource.of) after an uncertain call returned: a request
         // that reached a region server before then and still waits in its queue has passed its deadline.
@@ -113,8 +127,11 @@ public final class Aggregator implements AutoCloseable {
             if (config.conditionalRawWrites()) {
                 LOG.info("aggregator.instances={}: raw writes are put-if-absent and the dedup filter is off", config.instances());
             }
+            ViewRecorder views = ProfileModel.supported(layout.cube())
+                    ? new ViewRecorder(layout, tables, profiles, new UnidentifiedDevices(parser.hasher(), profiles.placeholders()), clock, registry)
+                    : null;
             GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds,
-                    config.conditionalRawWrites());
+                    config.conditionalRawWrites(), views);
             store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
         }
         Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());

@@ -1,6 +1,7 @@
 package io.adreport.reconcile;
 
 import io.adreport.reconcile.job.DayRange;
+import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.meta.MetaStore;
@@ -34,6 +35,7 @@ public final class Reconciler {
     private final MetaStore meta;
     private final DayCloseProtocol close;
     private final Clock clock;
+    private volatile ViewRepair views;
 
     public Reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config, Clock clock) {
         this(conf, connection, layout, config, clock, DayCloseProtocol.Sleeper.REAL);
@@ -75,6 +77,15 @@ public final class Reconciler {
         }
         LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}", day,
                 report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift());
+        ViewRepair repair = views;
+        if (repair != null) {
+            try {
+                ViewRepair.Summary s = repair.repair(day);
+                LOG.info("day {}: {} impressions re-written into device view histories", day, s.viewsWritten());
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("day {}: the device view pass failed (caps stay as the live path wrote them): {}", day, e.toString());
+            }
+        }
         return report;
     }
 
@@ -108,6 +119,15 @@ public final class Reconciler {
         out.println(failed == 0 ? "all " + days.size() + " days done"
                 : failed + " of " + days.size() + " days failed (they stay closing; run them again)");
         return failed;
+    }
+
+    /**
+     * After each reconciled day, also rewrite its impressions into the device view histories
+     * ({@link ViewRepair}); a failed pass is logged and retried with the next reconcile of a day.
+     */
+    public Reconciler repairingViews(ViewRepair repair) {
+        this.views = repair;
+        return this;
     }
 
     /** The states of the days in [from, to] (the scheduler's view of what is due). */

@@ -6,6 +6,7 @@ import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.CounterFanout;
+import io.adreport.aggregator.profile.ViewRecorder;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -92,23 +93,26 @@ public final class GroupCommit {
     private final AggregatorMetrics metrics;
     private final StoredIds storedIds;
     private final boolean conditional;
+    private final ViewRecorder views;
     private final ConcurrentHashMap<RowId, Entry> inFlight = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<byte[]> pendingDupMarks = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingDupCount = new AtomicInteger();
 
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
                        AggregatorMetrics metrics, StoredIds storedIds) {
-        this(layout, tables, counters, days, clock, metrics, storedIds, false);
+        this(layout, tables, counters, days, clock, metrics, storedIds, false, null);
     }
 
     /**
      * @param conditional raw writes are put-if-absent (several aggregator instances may receive the
      *                    same event); the caller turns the dedup filter off with it
+     * @param views       writes each stored impression's device view before its answer; may be null
      */
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
-                       AggregatorMetrics metrics, StoredIds storedIds, boolean conditional) {
+                       AggregatorMetrics metrics, StoredIds storedIds, boolean conditional, ViewRecorder views) {
         this.conditional = conditional;
         this.storedIds = storedIds;
+        this.views = views;
         this.layout = layout;
         this.keys = new RowKeyCodec(layout.cube());
         this.codec = new RawEventCodec(keys);
@@ -239,6 +243,7 @@ public final class GroupCommit {
         for (Entry e : stored) {
             count(e);
         }
+        recordViews(owned);
         release(owned);
         for (Entry e : owned) {
             if (!e.result.isDone()) {
@@ -246,6 +251,28 @@ public final class GroupCommit {
             }
         }
         duplicateRows.forEach(this::queueDuplicateMark);
+    }
+
+    /**
+     * Device views of stored impressions, and again of duplicates (a retry after a failed view
+     * write repairs it; the cell is idempotent). A failed view fails its event's answer.
+     */
+    private void recordViews(List<Entry> owned) {
+        if (views == null) {
+            return;
+        }
+        java.util.IdentityHashMap<Event, Entry> byEvent = new java.util.IdentityHashMap<>();
+        for (Entry e : owned) {
+            if ((e.duplicate || !e.result.isDone()) && views.wants(e.event)) {
+                byEvent.put(e.event, e);
+            }
+        }
+        if (byEvent.isEmpty()) {
+            return;
+        }
+        for (Event failed : views.record(new ArrayList<>(byEvent.keySet()))) {
+            byEvent.get(failed).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
+        }
     }
 
     /** Gets for every claimed identity's existence and every join target not found in memory. */

@@ -19,7 +19,8 @@ public final class Commands {
               reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--dry-run]
                                                  recount a day (or the days from..to, both included, oldest first,
                                                  one line each) from raw events and correct the counters
-              keys add --role analyst|advertiser:ID|publisher:ID
+              segments load FILE                 bulk-load audience segments (CSV device,segment,score) into device profiles
+              keys add --role analyst|adserver|advertiser:ID|publisher:ID
               keys revoke KEY_OR_HASH_PREFIX
               keys list
               replay FILE [--rate N] [--url URL] [...]   post an NDJSON or CSV file of events (replay --help)
@@ -86,6 +87,9 @@ public final class Commands {
                     return ReconcileLauncher.run(Context.from(settings), days.from(), args.has("dry-run"), out);
                 }
                 return ReconcileLauncher.runRange(settings, days, args.has("dry-run"), out);
+            }
+            case "segments" -> {
+                return SegmentsCommand.run(Context.from(settings), args, out);
             }
             case "keys" -> {
                 return KeysCommand.run(Context.from(settings), args, out);

@@ -4,6 +4,8 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.launcher.local.LocalStack;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.report.ReportConfig;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.serving.ServeConfig;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.CoreConfig;
 import java.util.List;
@@ -14,7 +16,7 @@ public final class ConfigDefs {
     }
 
     public static List<ConfigDef> all() {
-        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
+        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ProfileConfig.DEF, ServeConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
     }
 
     /** The README's configuration section. */

@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.launcher.local.Services;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.Reconciler;
@@ -30,7 +31,8 @@ final class ReconcileLauncher {
         try (Connection connection = ConnectionFactory.createConnection(conf)) {
             out.println("reconcile " + days + " (" + days.size() + " days" + (dryRun ? ", dry run: nothing is written" : "")
                     + ") in namespace " + ctx.layout().namespace());
-            Reconciler reconciler = new Reconciler(conf, connection, ctx.layout(), config, Clock.systemUTC());
+            Reconciler reconciler = Services.withViewRepair(ctx, connection,
+                    new Reconciler(conf, connection, ctx.layout(), config, Clock.systemUTC()));
             return reconciler.reconcile(days, dryRun, out) == 0 ? 0 : 1;
         }
     }
@@ -40,7 +42,8 @@ final class ReconcileLauncher {
         Configuration conf = ctx.hbaseConfiguration();
         try (Connection connection = ConnectionFactory.createConnection(conf)) {
             out.println("reconcile " + day + (dryRun ? " (dry run: nothing is written)" : "") + " in namespace " + ctx.layout().namespace());
-            DriftReport report = new Reconciler(conf, connection, ctx.layout(), config, Clock.systemUTC()).reconcile(day, dryRun, out);
+            DriftReport report = Services.withViewRepair(ctx, connection,
+                    new Reconciler(conf, connection, ctx.layout(), config, Clock.systemUTC())).reconcile(day, dryRun, out);
             out.print(report.toTable());
             return 0;
         }

@@ -43,7 +43,7 @@ final class ServiceCommand {
             out.println("adreport aggregator: ingest on port " + aggregator.port());
             service = aggregator;
         } else {
-            Javalin api = Services.reportApi(Services.reportDeps(ctx, connection, metrics, clock));
+            Javalin api = Services.reportApi(ctx, Services.reportDeps(ctx, connection, metrics, clock));
             out.println("adreport report API: port " + api.port());
             service = api::stop;
         }

@@ -149,6 +149,11 @@ final class AdNetwork {
         return publishers;
     }
 
+    /** Every campaign as {@code advertiser/campaign} (the serving API's name for it). */
+    List<String> campaignKeys() {
+        return advertisers.stream().flatMap(a -> a.campaigns().stream()).map(c -> c.advertiser() + "/" + c.id()).toList();
+    }
+
     List<String> advertiserIds() {
         return advertisers.stream().map(Advertiser::id).toList();
     }

@@ -38,6 +38,7 @@ import java.util.random.RandomGenerator;
 final class BeaconGenerator {
     static final int MAX_HELD = 100_000;
     static final int RECENT = 1024;
+    static final int CAP_TRIES = 3;
     static final Duration MIN_CLICK_DELAY = Duration.ofSeconds(1);
     static final Duration MAX_CLICK_DELAY = Duration.ofMinutes(2);
     static final Duration MIN_CONVERSION_DELAY = Duration.ofSeconds(10);
@@ -74,6 +75,7 @@ final class BeaconGenerator {
     private final double duplicateRate;
     private final double lateRate;
     private final double malformedRate;
+    private final CapGate gate;
     private final PriorityQueue<Held> held = new PriorityQueue<>();
     private final String[] recent = new String[RECENT];
     private int recentCount;
@@ -82,6 +84,13 @@ final class BeaconGenerator {
 
     BeaconGenerator(AdNetwork network, RandomGenerator rng, String idPrefix,
                     double duplicateRate, double lateRate, double malformedRate) {
+        this(network, rng, idPrefix, duplicateRate, lateRate, malformedRate, CapGate.OPEN);
+    }
+
+    /** As above; every impression is first offered to {@code gate}, as an ad server checks frequency caps. */
+    BeaconGenerator(AdNetwork network, RandomGenerator rng, String idPrefix,
+                    double duplicateRate, double lateRate, double malformedRate, CapGate gate) {
+        this.gate = gate;
         this.network = network;
         this.rng = rng;
         this.idPrefix = idPrefix;
@@ -135,10 +144,18 @@ final class BeaconGenerator {
     }
 
     private void impression(Instant ts, List<String> out, List<Held> newlyHeld) {
-        String id = nextId('i');
         AdNetwork.Creative creative = network.pickCreative(rng);
         AdNetwork.Zone zone = network.pickZone(rng);
         AdNetwork.Device device = network.pickDevice(rng);
+        // The ad server skips a campaign the device is capped on and offers the slot to another;
+        // after CAP_TRIES refusals the slot goes unsold (a house ad, not a beacon).
+        for (int tries = 1; !gate.mayShow(device.id(), creative.advertiser(), creative.campaign()); tries++) {
+            if (tries == CAP_TRIES) {
+                return;
+            }
+            creative = network.pickCreative(rng);
+        }
+        String id = nextId('i');
         double jitter = 0.7 + 0.6 * rng.nextDouble();
         long cost = Math.max(1, Math.round(zone.cpmMicros() * AdNetwork.countryPriceFactor(device.country()) * jitter / 1000));
         ObjectNode n = beacon("impression", id, ts);

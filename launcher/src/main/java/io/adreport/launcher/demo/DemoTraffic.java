@@ -59,6 +59,7 @@ public final class DemoTraffic implements AutoCloseable {
     private final BeaconSender client;
     private final BeaconSender backfillClient;
     private final BeaconGenerator live;
+    private final CapGate gate;
     /** Today's back-fill generator, handed to the tick task while it holds beacons due after the start. */
     private final AtomicReference<BeaconGenerator> carryOver = new AtomicReference<>();
     /** True once the back-fill has been posted in full; false if it was cut short (close, failure). */
@@ -75,13 +76,18 @@ public final class DemoTraffic implements AutoCloseable {
     private Instant loggedSince;
 
     private DemoTraffic(URI ingestUrl, DemoOptions options, Clock clock, IngestClient.Sleeper sleeper) {
+        this(ingestUrl, options, clock, sleeper, CapGate.OPEN);
+    }
+
+    private DemoTraffic(URI ingestUrl, DemoOptions options, Clock clock, IngestClient.Sleeper sleeper, CapGate gate) {
+        this.gate = gate;
         this.options = Objects.requireNonNull(options, "options");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.client = new BeaconSender(Objects.requireNonNull(ingestUrl, "ingestUrl"), sleeper, clock, stats);
         this.backfillClient = new BeaconSender(ingestUrl, sleeper, clock, stats, true);
         String runTag = Long.toString(clock.millis() / 1000, 36);
         this.live = new BeaconGenerator(AdNetwork.DEFAULT, new SplittableRandom(options.seed()), "l" + runTag + "-",
-                options.duplicateRate(), options.lateRate(), options.malformedRate());
+                options.duplicateRate(), options.lateRate(), options.malformedRate(), gate);
     }
 
     /**
@@ -93,6 +99,13 @@ public final class DemoTraffic implements AutoCloseable {
      */
     public static DemoTraffic start(URI ingestUrl, DemoOptions options, Clock clock) {
         return start(ingestUrl, options, clock, IngestClient.Sleeper.REAL);
+    }
+
+    /** As above; the live traffic asks {@code gate} (the serving check) before each impression it shows. */
+    public static DemoTraffic start(URI ingestUrl, DemoOptions options, Clock clock, ServeCheckGate gate) {
+        DemoTraffic demo = new DemoTraffic(ingestUrl, options, clock, IngestClient.Sleeper.REAL, gate);
+        demo.startThread();
+        return demo;
     }
 
     static DemoTraffic start(URI ingestUrl, DemoOptions options, Clock clock, IngestClient.Sleeper sleeper) {
@@ -291,8 +304,9 @@ public final class DemoTraffic implements AutoCloseable {
         String lastError = client.lastError() != null ? client.lastError() : backfillClient.lastError();
         String error = delta.errors() > 0 && lastError != null ? "; last error: " + lastError : "";
         String backfilled = delta.backfilled() > 0 ? String.format(" and %,d back-filled", delta.backfilled()) : "";
-        log(now, String.format("demo traffic: %.1f beacons/s over the last %d s%s (%s)%s",
-                (delta.sent() - delta.backfilled()) / seconds, (long) seconds, backfilled, delta, error));
+        String caps = gate instanceof ServeCheckGate g ? "; " + g.summary() : "";
+        log(now, String.format("demo traffic: %.1f beacons/s over the last %d s%s (%s)%s%s",
+                (delta.sent() - delta.backfilled()) / seconds, (long) seconds, backfilled, delta, caps, error));
     }
 
     private void log(Instant now, String line) {

@@ -7,7 +7,10 @@ import io.adreport.launcher.cli.Args;
 import io.adreport.launcher.cli.Context;
 import io.adreport.launcher.cli.Settings;
 import io.adreport.launcher.demo.DemoOptions;
+import io.adreport.launcher.demo.DemoCampaigns;
 import io.adreport.launcher.demo.DemoTraffic;
+import io.adreport.launcher.demo.ServeCheckGate;
+import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.launcher.embedded.EmbeddedHBase;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.ReconcileScheduler;
@@ -140,11 +143,12 @@ public final class LocalStack {
         Aggregator aggregator = Services.aggregator(ctx, connection, metrics, clock);
         started.push(aggregator);
         ReportApi.Deps deps = Services.reportDeps(ctx, connection, metrics, clock);
-        Javalin api = Services.reportApi(deps);
+        Javalin api = Services.reportApi(ctx, deps);
         started.push(api::stop);
         String analystKey = deps.keys().ensureKeyFile(dataDir.resolve("analyst.key"), "analyst").key();
 
-        Reconciler reconciler = new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock);
+        Reconciler reconciler = Services.withViewRepair(ctx, connection,
+                new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock));
         if (reconcileConfig.enabled()) {
             ReconcileScheduler scheduler = new ReconcileScheduler(reconcileConfig, clock, reconciler);
             scheduler.start();
@@ -161,7 +165,11 @@ public final class LocalStack {
             if (!firstStart) {
                 options = options.withBackfill(0, 0);
             }
-            DemoTraffic demo = DemoTraffic.start(URI.create("http://localhost:" + aggregator.port()), options, clock);
+            // The simulated ad server checks frequency caps before each live impression, as a real one would.
+            DemoCampaigns.register(new CampaignStore(connection, ctx.layout()));
+            String adserverKey = deps.keys().ensureKeyFile(dataDir.resolve("demo-adserver.key"), "adserver").key();
+            DemoTraffic demo = DemoTraffic.start(URI.create("http://localhost:" + aggregator.port()), options, clock,
+                    new ServeCheckGate(URI.create("http://localhost:" + api.port()), adserverKey));
             started.push(demo);
             if (firstStart) {
                 backfillThenReconcile(demo, reconciler, dataDir, local.bool("demo.reconcile.backfill"), options.backfillDays(), clock);

@@ -9,6 +9,13 @@ import io.adreport.report.api.ReportApi;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.reconcile.Reconciler;
+import io.adreport.reconcile.profiles.ViewRepair;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.serving.ServeConfig;
+import io.adreport.serving.ServingRoutes;
 import io.javalin.Javalin;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -21,15 +28,30 @@ public final class Services {
 
     public static Aggregator aggregator(Context ctx, Connection connection, Metrics metrics, Clock clock) {
         AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
+        EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hasher(ctx));
+        return Aggregator.start(connection, ctx.layout(), parser, config, clock,
+                TableSource.of(connection, config.hbaseTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
+    }
+
+    /**
+     * The device hasher of the configured secret (or, for commands run beside a local stack, the
+     * secret it generated in its data directory); null when the cube hashes nothing.
+     */
+    public static DeviceHasher hasher(Context ctx) {
         String secret = ctx.core().deviceSecret();
+        java.nio.file.Path local = ctx.core().dataDir().resolve("device.secret");
+        if (secret == null && java.nio.file.Files.isReadable(local)) {
+            try {
+                secret = java.nio.file.Files.readString(local).trim();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot read " + local, e);
+            }
+        }
         if (secret == null && !ctx.cube().event().hashedFields().isEmpty()) {
             throw new IllegalStateException("device.hash.secret: is required to hash " + ctx.cube().event().hashedFields()
                     + " (set ADREPORT_DEVICE_HASH_SECRET or --set device.hash.secret=...; at least 16 characters)");
         }
-        DeviceHasher hasher = secret == null ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
-        EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hasher);
-        return Aggregator.start(connection, ctx.layout(), parser, config, clock,
-                TableSource.of(connection, config.hbaseTimeout()), metrics);
+        return secret == null ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
     }
 
     public static ReportApi.Deps reportDeps(Context ctx, Connection connection, Metrics metrics, Clock clock) {
@@ -37,7 +59,33 @@ public final class Services {
         return ReportApi.Deps.of(connection, ctx.cube(), ctx.layout().namespace(), config, metrics, clock);
     }
 
-    public static Javalin reportApi(ReportApi.Deps deps) {
-        return ReportApi.create(deps).start(deps.config().port());
+    /**
+     * {@code reconciler}, also repairing device view histories after each day when the cube has
+     * profiles and a device secret is known (placeholder ids are recognised by their hash).
+     */
+    public static Reconciler withViewRepair(Context ctx, Connection connection, Reconciler reconciler) {
+        if (!ProfileModel.supported(ctx.cube())) {
+            return reconciler;
+        }
+        DeviceHasher hasher;
+        try {
+            hasher = hasher(ctx);
+        } catch (IllegalStateException noSecret) {
+            org.slf4j.LoggerFactory.getLogger(Services.class).warn(
+                    "no device.hash.secret: device view histories are not repaired by this reconcile ({})", noSecret.getMessage());
+            return reconciler;
+        }
+        ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
+        return reconciler.repairingViews(new ViewRepair(connection, ctx.layout(), new UnidentifiedDevices(hasher, profiles.placeholders())));
+    }
+
+    /** The report API with the serving endpoints (for cubes with device profiles), started. */
+    public static Javalin reportApi(Context ctx, ReportApi.Deps deps) {
+        ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher(ctx),
+                ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)), ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
+                deps.clock(), deps.metrics());
+        Javalin app = ReportApi.create(deps, serving.routes());
+        app.events(e -> e.serverStopped(serving::close));
+        return app.start(deps.config().port());
     }
 }

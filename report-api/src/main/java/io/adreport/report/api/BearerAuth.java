@@ -7,7 +7,7 @@ import io.javalin.http.UnauthorizedResponse;
 import java.util.Optional;
 
 /** Before-handler of every {@code /v1} route: resolves {@code Authorization: Bearer KEY} to a {@link Role}. */
-final class BearerAuth {
+public final class BearerAuth {
     private static final String ROLE = "adreport.role";
     private final ApiKeys keys;
 
@@ -28,7 +28,8 @@ final class BearerAuth {
     }
 
     /** The caller's role; only inside a {@code /v1} handler. */
-    static Role role(Context ctx) {
+    /** The role the before-handler resolved for this request (public for routes mounted from other modules). */
+    public static Role role(Context ctx) {
         Role r = ctx.attribute(ROLE);
         if (r == null) {
             throw new UnauthorizedResponse("an API key is required: Authorization: Bearer KEY");

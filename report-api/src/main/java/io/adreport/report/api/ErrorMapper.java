@@ -3,6 +3,7 @@ package io.adreport.report.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.adreport.report.auth.AccessDenied;
 import io.adreport.report.query.QueryException;
+import io.adreport.schema.campaign.CampaignInvalid;
 import io.adreport.report.query.ReadFailure;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -40,6 +41,8 @@ final class ErrorMapper {
             reply(ctx, HttpStatus.BAD_REQUEST, first.getKey() + ": " + message, first.getKey());
         } else if (e instanceof QueryException qe) {
             reply(ctx, HttpStatus.BAD_REQUEST, qe.getMessage(), qe.parameter());
+        } else if (e instanceof CampaignInvalid ci) {
+            reply(ctx, HttpStatus.BAD_REQUEST, ci.getMessage(), ci.field());
         } else if (e instanceof AccessDenied ad) {
             reply(ctx, HttpStatus.FORBIDDEN, ad.getMessage(), null);
         } else if (e instanceof HttpResponseException hre) {
@@ -48,6 +51,9 @@ final class ErrorMapper {
                 ctx.header("WWW-Authenticate", "Bearer");
             }
             reply(ctx, status, hre.getMessage(), hre.getDetails().get("parameter"));
+        } else if (e instanceof java.io.IOException io) {
+            LOG.warn("HBase call failed on {} {}: {}", ctx.method(), ctx.path(), io.toString());
+            reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "HBase is unavailable, try again", null);
         } else if (e instanceof ReadFailure rf) {
             LOG.warn("report read failed: {}", rf.getMessage(), rf.getCause());
             reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "counters are unavailable, try again: " + rf.getMessage(), null);

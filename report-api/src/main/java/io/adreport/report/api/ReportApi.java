@@ -8,7 +8,10 @@ import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.ReportEngine;
+import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.cube.Cube;
+import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.TableLayout;
@@ -88,6 +91,14 @@ public final class ReportApi {
 
     /** The app, not started: call {@code start(port)} (e.g. {@code deps.config().port()}). */
     public static Javalin create(Deps deps) {
+        return create(deps, List.of());
+    }
+
+    /**
+     * As {@link #create(Deps)}, also serving {@code extra} routes (e.g. the ad server's serving
+     * endpoints) behind the same authentication, error mapping, metrics and OpenAPI document.
+     */
+    public static Javalin create(Deps deps, List<ApiRoute> extra) {
         ReportConfig cfg = deps.config();
         ThreadPoolExecutor executor = readExecutor(cfg);
         ObjectMapper mapper = new ObjectMapper();
@@ -109,7 +120,7 @@ public final class ReportApi {
         ErrorMapper errors = new ErrorMapper();
 
         Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "the key may not read this");
-        List<ApiRoute> routes = List.of(
+        List<ApiRoute> base = List.of(
                 new ApiRoute(HandlerType.GET, "/healthz", "Liveness and HBase connection state", "operations", false,
                         List.of(), Map.of(200, "up", 503, "HBase connection lost"), ops::health),
                 new ApiRoute(HandlerType.GET, "/metrics", "Prometheus metrics: requests by route and status, HBase read latency",
@@ -132,6 +143,29 @@ public final class ReportApi {
                         List.of(ApiRoute.Param.path("day", "UTC day YYYY-MM-DD")),
                         merge(common, Map.of(200, "status and drift report", 400, "bad date", 404, "never reconciled")),
                         reconcile::day));
+        List<ApiRoute> routes = new java.util.ArrayList<>(base);
+        if (ProfileModel.supported(deps.cube())) {
+            CampaignController campaigns = new CampaignController(new CampaignStore(deps.connection(), deps.layout()));
+            List<ApiRoute.Param> ids = List.of(ApiRoute.Param.path("advertiser", "advertiser id"), ApiRoute.Param.path("campaign", "campaign id"));
+            routes.add(new ApiRoute(HandlerType.PUT, "/v1/campaigns/{advertiser}/{campaign}",
+                    "Create or change a campaign: status, start, end, frequencyCaps (advertiser: own; analyst: all)", "campaigns", true,
+                    ids, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule", 409, "changed concurrently")),
+                    campaigns::put));
+            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}", "One campaign", "campaigns", true,
+                    ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get));
+            ZoneController zones = new ZoneController(new ZoneStore(deps.connection(), deps.layout()));
+            List<ApiRoute.Param> zoneIds = List.of(ApiRoute.Param.path("site", "site (publisher id)"), ApiRoute.Param.path("zone", "zone id"));
+            routes.add(new ApiRoute(HandlerType.PUT, "/v1/zones/{site}/{zone}",
+                    "Set the ads a zone may show: campaign, creative, ecpmMicros, keywords (publisher: own site; analyst: all)",
+                    "campaigns", true, zoneIds, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule")),
+                    zones::put));
+            routes.add(new ApiRoute(HandlerType.GET, "/v1/zones/{site}/{zone}", "One zone's ads", "campaigns", true, zoneIds,
+                    merge(common, Map.of(200, "the zone", 404, "no such zone")), zones::get));
+            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns", "Campaigns the key manages", "campaigns", true,
+                    List.of(ApiRoute.Param.query("advertiser", "string", "analysts: one advertiser's campaigns")),
+                    merge(common, Map.of(200, "campaigns")), campaigns::list));
+        }
+        routes.addAll(extra);
         ops.openApi(OpenApiDocument.of("adreport report API", VERSION, routes));
         RequestMetrics requestMetrics = new RequestMetrics(deps.metrics(),
                 routes.stream().map(ApiRoute::path).collect(Collectors.toUnmodifiableSet()));

@@ -6,20 +6,22 @@ import io.adreport.schema.cube.Rollup;
 import java.util.Objects;
 
 /**
- * Who a key belongs to: {@code analyst} (every rollup), or a tenant {@code KIND:ID} where KIND
- * is a tenant dimension of the cube ({@code advertiser}, {@code publisher} in the ads cube) and
- * ID a value of it.
+ * Who a key belongs to: {@code analyst} (every rollup), {@code adserver} (the ad server: the
+ * serving endpoints only, no report), or a tenant {@code KIND:ID} where KIND is a tenant
+ * dimension of the cube ({@code advertiser}, {@code publisher} in the ads cube) and ID a value of
+ * it.
  *
- * @param kind {@code analyst} or the tenant dimension
- * @param id   the tenant's value, or null for analysts
+ * @param kind {@code analyst}, {@code adserver} or the tenant dimension
+ * @param id   the tenant's value, or null for analysts and ad servers
  */
 public record Role(String kind, String id) {
     public static final String ANALYST = "analyst";
+    public static final String ADSERVER = "adserver";
 
     public Role {
         Objects.requireNonNull(kind, "kind");
-        if (kind.equals(ANALYST) != (id == null)) {
-            throw new IllegalArgumentException("an analyst has no id; a tenant has one");
+        if ((kind.equals(ANALYST) || kind.equals(ADSERVER)) != (id == null)) {
+            throw new IllegalArgumentException("an analyst or ad server has no id; a tenant has one");
         }
     }
 
@@ -27,8 +29,20 @@ public record Role(String kind, String id) {
         return new Role(ANALYST, null);
     }
 
+    public static Role adserver() {
+        return new Role(ADSERVER, null);
+    }
+
     public boolean isAnalyst() {
-        return id == null;
+        return kind.equals(ANALYST);
+    }
+
+    public boolean isAdserver() {
+        return kind.equals(ADSERVER);
+    }
+
+    public boolean isTenant() {
+        return id != null;
     }
 
     /**
@@ -38,14 +52,17 @@ public record Role(String kind, String id) {
      */
     public static Role parse(String text, Cube cube) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("role must be analyst or KIND:ID");
+            throw new IllegalArgumentException("role must be analyst, adserver or KIND:ID");
         }
         if (text.equals(ANALYST)) {
             return analyst();
         }
+        if (text.equals(ADSERVER)) {
+            return adserver();
+        }
         int colon = text.indexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("role must be analyst or KIND:ID (KIND one of "
+            throw new IllegalArgumentException("role must be analyst, adserver or KIND:ID (KIND one of "
                     + tenantKinds(cube) + "), not '" + text + "'");
         }
         String kind = text.substring(0, colon);
@@ -67,6 +84,6 @@ public record Role(String kind, String id) {
 
     @Override
     public String toString() {
-        return isAnalyst() ? ANALYST : kind + ":" + id;
+        return id == null ? kind : kind + ":" + id;
     }
 }

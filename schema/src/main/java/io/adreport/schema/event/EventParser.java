@@ -38,6 +38,11 @@ public final class EventParser {
     private final Duration acceptWindow;
     private final DeviceHasher hasher;
 
+    /** The keyed hash this parser applies to hashed fields, or null when the cube hashes none. */
+    public DeviceHasher hasher() {
+        return hasher;
+    }
+
     public EventParser(Cube cube, Clock clock, Duration acceptWindow, DeviceHasher hasher) {
         this.cube = cube;
         this.clock = clock;

@@ -100,26 +100,28 @@ public final class SchemaApplier {
     private List<String> drift(Admin admin, TableLayout.Spec spec) throws IOException {
         List<String> drift = new ArrayList<>();
         TableDescriptor live = admin.getDescriptor(spec.descriptor().getTableName());
-        ColumnFamilyDescriptor want = spec.family();
-        ColumnFamilyDescriptor have = live.getColumnFamily(want.getName());
-        if (have == null) {
-            drift.add("family '" + want.getNameAsString() + "' is missing");
-            return drift;
-        }
-        if (have.getTimeToLive() != want.getTimeToLive()) {
-            drift.add("TTL is " + have.getTimeToLive() + " s, cube wants " + want.getTimeToLive() + " s");
-        }
-        if (have.getBloomFilterType() != want.getBloomFilterType()) {
-            drift.add("Bloom filter is " + have.getBloomFilterType() + ", cube wants " + want.getBloomFilterType());
-        }
-        if (have.getDataBlockEncoding() != want.getDataBlockEncoding()) {
-            drift.add("block encoding is " + have.getDataBlockEncoding() + ", cube wants " + want.getDataBlockEncoding());
-        }
-        if (have.getMaxVersions() != want.getMaxVersions()) {
-            drift.add("max versions is " + have.getMaxVersions() + ", cube wants " + want.getMaxVersions());
+        for (ColumnFamilyDescriptor want : spec.families()) {
+            ColumnFamilyDescriptor have = live.getColumnFamily(want.getName());
+            String f = spec.families().size() == 1 ? "" : "family '" + want.getNameAsString() + "': ";
+            if (have == null) {
+                drift.add("family '" + want.getNameAsString() + "' is missing");
+                continue;
+            }
+            if (have.getTimeToLive() != want.getTimeToLive()) {
+                drift.add(f + "TTL is " + have.getTimeToLive() + " s, cube wants " + want.getTimeToLive() + " s");
+            }
+            if (have.getBloomFilterType() != want.getBloomFilterType()) {
+                drift.add(f + "Bloom filter is " + have.getBloomFilterType() + ", cube wants " + want.getBloomFilterType());
+            }
+            if (have.getDataBlockEncoding() != want.getDataBlockEncoding()) {
+                drift.add(f + "block encoding is " + have.getDataBlockEncoding() + ", cube wants " + want.getDataBlockEncoding());
+            }
+            if (have.getMaxVersions() != want.getMaxVersions()) {
+                drift.add(f + "max versions is " + have.getMaxVersions() + ", cube wants " + want.getMaxVersions());
+            }
         }
         for (ColumnFamilyDescriptor f : live.getColumnFamilies()) {
-            if (!f.getNameAsString().equals(want.getNameAsString())) {
+            if (spec.families().stream().noneMatch(w -> w.getNameAsString().equals(f.getNameAsString()))) {
                 drift.add("unexpected family '" + f.getNameAsString() + "'");
             }
         }

@@ -1,7 +1,10 @@
 package io.adreport.schema.table;
 
+import io.adreport.schema.campaign.CapWindow;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.Segments;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +26,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   <li>{@code NS:r_<rollup>_v1} — one counter table per rollup, family {@code c} (one column
  *       per metric, 8-byte longs), TTL = rollup.ttlDays, pre-split on saltBuckets;</li>
  *   <li>{@code NS:meta} — day status, drift reports, aggregator heartbeats, API key hashes,
- *       family {@code m}, no TTL, one region.</li>
+ *       family {@code m}, no TTL, one region;</li>
+ *   <li>only for cubes with device profiles ({@code schema.profile.ProfileModel}):
+ *       {@code NS:profiles_v1} — one row per device ({@code schema.profile.ProfileKey}): family
+ *       {@code seg} (audience segments, TTL 30 days) and family {@code fc} (view history for
+ *       frequency caps, TTL = the longest cap window, 120 days), pre-split on the profile salt;</li>
+ *   <li>{@code NS:campaigns} — the registry: campaigns (family {@code c},
+ *       {@code schema.campaign.CampaignStore}) and zone inventories (family {@code z},
+ *       {@code schema.inventory.ZoneStore}), no TTL, one region.</li>
  * </ul>
  * Every family has a ROW Bloom filter (point gets: dedup checks, joins, report lookups) and
  * FAST_DIFF block encoding (keys share long prefixes). The {@code _v1} suffix is the frozen
@@ -33,6 +43,10 @@ public final class TableLayout {
     public static final byte[] RAW_FAMILY = Bytes.toBytes("e");
     public static final byte[] COUNTER_FAMILY = Bytes.toBytes("c");
     public static final byte[] META_FAMILY = Bytes.toBytes("m");
+    public static final byte[] SEGMENT_FAMILY = Bytes.toBytes("seg");
+    public static final byte[] VIEW_FAMILY = Bytes.toBytes("fc");
+    public static final byte[] CAMPAIGN_FAMILY = Bytes.toBytes("c");
+    public static final byte[] ZONE_FAMILY = Bytes.toBytes("z");
     public static final String KEY_VERSION = "v1";
 
     private final Cube cube;
@@ -59,6 +73,14 @@ public final class TableLayout {
         return TableName.valueOf(namespace, "meta");
     }
 
+    public TableName profilesTable() {
+        return TableName.valueOf(namespace, "profiles_" + KEY_VERSION);
+    }
+
+    public TableName campaignsTable() {
+        return TableName.valueOf(namespace, "campaigns");
+    }
+
     public TableName counterTable(Rollup rollup) {
         return TableName.valueOf(namespace, "r_" + rollup.name() + "_" + KEY_VERSION);
     }
@@ -75,13 +97,21 @@ public final class TableLayout {
             out.add(new Spec(descriptor(counterTable(r), COUNTER_FAMILY, r.ttlDays()), RowKeyCodec.splitKeys(cube.saltBuckets())));
         }
         out.add(new Spec(descriptor(metaTable(), META_FAMILY, 0), new byte[0][]));
+        if (ProfileModel.supported(cube)) {
+            out.add(new Spec(TableDescriptorBuilder.newBuilder(profilesTable())
+                    .setColumnFamily(family(SEGMENT_FAMILY, Segments.TTL_DAYS * 86_400L))
+                    .setColumnFamily(family(VIEW_FAMILY, CapWindow.LONGEST.millis() / 1000)) // family TTL is seconds
+                    .build(), RowKeyCodec.splitKeys(cube.saltBuckets())));
+            out.add(new Spec(TableDescriptorBuilder.newBuilder(campaignsTable())
+                    .setColumnFamily(family(CAMPAIGN_FAMILY, 0)).setColumnFamily(family(ZONE_FAMILY, 0)).build(), new byte[0][]));
+        }
         return out;
     }
 
     /** A table to create or verify and its split keys. */
     public record Spec(TableDescriptor descriptor, byte[][] splits) {
-        public ColumnFamilyDescriptor family() {
-            return descriptor.getColumnFamilies()[0];
+        public List<ColumnFamilyDescriptor> families() {
+            return List.of(descriptor.getColumnFamilies());
         }
 
         public int regions() {
@@ -90,11 +120,15 @@ public final class TableLayout {
     }
 
     private static TableDescriptor descriptor(TableName name, byte[] family, int ttlDays) {
-        ColumnFamilyDescriptorBuilder f = ColumnFamilyDescriptorBuilder.newBuilder(family)
+        return TableDescriptorBuilder.newBuilder(name).setColumnFamily(family(family, ttlDays * 86_400L)).build();
+    }
+
+    private static ColumnFamilyDescriptor family(byte[] family, long ttlSeconds) {
+        return ColumnFamilyDescriptorBuilder.newBuilder(family)
                 .setBloomFilterType(BloomType.ROW)
                 .setDataBlockEncoding(DataBlockEncoding.FAST_DIFF)
                 .setMaxVersions(1)
-                .setTimeToLive(ttlDays == 0 ? HConstants.FOREVER : (int) Math.min(Integer.MAX_VALUE, ttlDays * 86_400L));
-        return TableDescriptorBuilder.newBuilder(name).setColumnFamily(f.build()).build();
+                .setTimeToLive(ttlSeconds == 0 ? HConstants.FOREVER : (int) Math.min(Integer.MAX_VALUE, ttlSeconds))
+                .build();
     }
 }

@@ -30,13 +30,13 @@ class SchemaApplierTest {
         SchemaApplier applier = new SchemaApplier(layout);
         try (Admin admin = hbase.connection().getAdmin()) {
             SchemaApplier.Report dry = applier.apply(admin, true);
-            assertEquals(cube.rollups().size() + 2, dry.count(SchemaApplier.Action.WOULD_CREATE));
+            assertEquals(cube.rollups().size() + 4, dry.count(SchemaApplier.Action.WOULD_CREATE));
             assertFalse(admin.tableExists(layout.rawTable()), "a dry run creates nothing");
 
             SchemaApplier.Report first = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 2, first.count(SchemaApplier.Action.CREATED));
+            assertEquals(cube.rollups().size() + 4, first.count(SchemaApplier.Action.CREATED));
             SchemaApplier.Report second = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 2, second.count(SchemaApplier.Action.OK), second.toString());
+            assertEquals(cube.rollups().size() + 4, second.count(SchemaApplier.Action.OK), second.toString());
             assertEquals(0, second.count(SchemaApplier.Action.CREATED));
 
             List<RegionInfo> raw = admin.getRegions(layout.rawTable());
@@ -53,6 +53,10 @@ class SchemaApplierTest {
             assertEquals(cube.rawTtlDays() * 86_400, e.getTimeToLive());
             ColumnFamilyDescriptor n = admin.getDescriptor(layout.counterTable("network")).getColumnFamily(TableLayout.COUNTER_FAMILY);
             assertEquals(800 * 86_400, n.getTimeToLive());
+            // profiles: segments expire after 30 days, views after the longest cap window (family TTLs are seconds)
+            assertEquals(30 * 86_400, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.SEGMENT_FAMILY).getTimeToLive());
+            assertEquals(120 * 86_400, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.VIEW_FAMILY).getTimeToLive());
+            assertEquals(cube.saltBuckets(), admin.getRegions(layout.profilesTable()).size());
         }
     }
 

@@ -1,0 +1,148 @@
+package io.adreport.aggregator.profile;
+
+import io.adreport.aggregator.TableSource;
+import io.adreport.schema.event.Event;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileKey;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.profile.ViewCells;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes each newly stored impression into its device's view history (family {@code fc} of the
+ * profiles table, layout in {@link ViewCells}) BEFORE the impression is acknowledged, so a
+ * frequency-cap check made after the ack sees it.
+ *
+ * <p><b>Failure.</b> A view that could not be written fails its event's answer (503) although the
+ * raw row is stored and counted: the client retries, the retry is found a duplicate, and the
+ * duplicate path writes the view again ({@link #record} is also called for duplicates). The
+ * cell is idempotent (same event, same qualifier), so a repeated write is never a second view.
+ * Impressions that nobody retries are repaired by the nightly pass from the raw rows.
+ *
+ * <p><b>Skipped.</b> Events that are not impressions, carry no device, or carry an unidentified
+ * device ({@link UnidentifiedDevices}: empty, all-zero, placeholders) are never written.
+ *
+ * <p><b>Hot devices.</b> Views per device are counted per minute in a bounded map; a device over
+ * {@code profiles.hot.views.per.minute} is counted in {@code adreport_hot_devices_total} and logged
+ * once (at most {@value #MAX_LOGGED} devices are logged per process).
+ */
+public final class ViewRecorder {
+    private static final Logger LOG = LoggerFactory.getLogger(ViewRecorder.class);
+    private static final int MAX_TRACKED = 100_000;
+    private static final int MAX_LOGGED = 1_000;
+
+    private final TableLayout layout;
+    private final TableSource tables;
+    private final ProfileKey keys;
+    private final UnidentifiedDevices unidentified;
+    private final int hotPerMinute;
+    private final Clock clock;
+    private final Metrics.Counter written;
+    private final Metrics.Counter skipped;
+    private final Metrics.Counter failed;
+    private final Metrics.Counter hot;
+    private final ConcurrentHashMap<String, AtomicInteger> perMinute = new ConcurrentHashMap<>();
+    private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    private volatile long minute;
+
+    public ViewRecorder(TableLayout layout, TableSource tables, ProfileConfig config, UnidentifiedDevices unidentified,
+                        Clock clock, Metrics registry) {
+        if (!ProfileModel.supported(layout.cube())) {
+            throw new IllegalArgumentException("cube " + layout.cube().name() + " has no device profiles");
+        }
+        this.layout = layout;
+        this.tables = tables;
+        this.keys = new ProfileKey(layout.cube().saltBuckets());
+        this.unidentified = unidentified;
+        this.hotPerMinute = config.hotViewsPerMinute();
+        this.clock = clock;
+        this.written = registry.counter("adreport_profile_views_written_total", "Impressions written to device view histories");
+        this.skipped = registry.counter("adreport_profile_views_skipped_total",
+                "Impressions not written to a profile: no device or an unidentified (placeholder) device");
+        this.failed = registry.counter("adreport_profile_view_failures_total",
+                "Impressions whose view could not be written (answered 503; a retry or the nightly pass repairs it)");
+        this.hot = registry.counter("adreport_hot_devices_total",
+                "Devices seen above profiles.hot.views.per.minute in a minute (counted once per device and minute)");
+    }
+
+    /** True when {@link #record} would write a view for {@code e}. */
+    public boolean wants(Event e) {
+        return ProfileModel.IMPRESSION.equals(e.type()) && e.hashed().get(ProfileModel.DEVICE_FIELD) != null;
+    }
+
+    /**
+     * Writes the views of {@code events} (non-impressions are ignored) and returns the events whose
+     * view could not be written; empty when all are durable.
+     */
+    public List<Event> record(List<Event> events) {
+        List<Put> puts = new ArrayList<>(events.size());
+        List<Event> putEvents = new ArrayList<>(events.size());
+        for (Event e : events) {
+            if (!wants(e)) {
+                continue;
+            }
+            String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
+            Put put = unidentified.isUnidentifiedHash(device) ? null : ViewCells.put(keys, e);
+            if (put == null) {
+                skipped.inc();
+                continue;
+            }
+            noteRate(device);
+            puts.add(put.setDurability(Durability.SYNC_WAL));
+            putEvents.add(e);
+        }
+        if (puts.isEmpty()) {
+            return List.of();
+        }
+        Object[] results = new Object[puts.size()];
+        try (Table t = tables.open(layout.profilesTable())) {
+            t.batch(puts, results);
+        } catch (IOException | RuntimeException ex) {
+            LOG.warn("writing {} device views failed: {}", puts.size(), ex.toString());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        List<Event> failures = new ArrayList<>();
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] == null || results[i] instanceof Throwable) {
+                failures.add(putEvents.get(i));
+            }
+        }
+        written.add(puts.size() - failures.size());
+        failed.add(failures.size());
+        return failures;
+    }
+
+    private void noteRate(String device) {
+        long now = clock.millis() / 60_000;
+        if (now != minute) {
+            minute = now;
+            perMinute.clear();
+        }
+        if (perMinute.size() >= MAX_TRACKED && !perMinute.containsKey(device)) {
+            return; // bounded: under a flood of distinct devices, rates go unwatched until the minute turns
+        }
+        int n = perMinute.computeIfAbsent(device, d -> new AtomicInteger()).incrementAndGet();
+        if (n == hotPerMinute + 1) {
+            hot.inc();
+            if (logged.size() < MAX_LOGGED && logged.add(device)) {
+                LOG.warn("hot device {}…: more than {} views in one minute (a bot, an SDK bug or a shared id?)",
+                        device.substring(0, 12), hotPerMinute);
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.adreport.schema.profile;
+
+import io.adreport.schema.config.ConfigDef;
+import io.adreport.schema.config.ConfigDef.Type;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Settings of device profiles shared by the writer (aggregator) and the reader (serving).
+ *
+ * @param placeholders      raw device ids that name no device, besides empty and all-zero
+ * @param hotViewsPerMinute views of one device per minute beyond which it is counted and logged
+ *                          as hot (no human sees ads that fast: a bot, an SDK bug, a shared id)
+ */
+public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute) {
+    public static final ConfigDef DEF = new ConfigDef("Device profiles")
+            .define("profiles.placeholder.ids", Type.STRING, "unknown,null,none,0",
+                    "Comma-separated device ids that name no device (besides empty and 00000000-0000-0000-0000-000000000000): "
+                            + "never written to profiles; checks for them follow serve.unidentified")
+            .define("profiles.hot.views.per.minute", Type.INT, "60", "1..1000000", ConfigDef.between(1, 1_000_000),
+                    "Views of one device in one minute beyond which it is counted in /metrics and logged once (hot-row alarm)");
+
+    public ProfileConfig {
+        placeholders = List.copyOf(placeholders);
+    }
+
+    public static ProfileConfig from(ConfigDef.Values v) {
+        List<String> ids = Arrays.stream(v.string("profiles.placeholder.ids").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty()).toList();
+        return new ProfileConfig(ids, v.integer("profiles.hot.views.per.minute"));
+    }
+
+    public static ProfileConfig of(Map<String, String> overrides) {
+        return from(DEF.parse(Map.of(), Map.of(), overrides));
+    }
+
+    public static ProfileConfig defaults() {
+        return of(Map.of());
+    }
+}

@@ -1,0 +1,56 @@
+package io.adreport.schema.profile;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.schema.campaign.CampaignInvalid;
+import io.adreport.schema.campaign.CapWindow;
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+class ViewCellsTest {
+    @Test
+    void goldenBytesAndRoundTrip() {
+        byte[] q = ViewCells.qualifier("a1", "c1", 1_000L, "imp-1");
+        // "a1" 00 "c1" 00 | Long.MAX_VALUE - 1000 | crc32("imp-1")
+        assertEquals("61310063310" + "0" + "7ffffffffffffc17", HexFormat.of().formatHex(q, 0, 14));
+        assertEquals(18, q.length);
+        assertEquals(new ViewCells.View("a1/c1", 1_000L), ViewCells.decode(q));
+        assertArrayEquals(q, ViewCells.qualifier("a1", "c1", 1_000L, "imp-1"), "a replay writes the same cell");
+    }
+
+    @Test
+    void newerViewsSortFirstWithinACampaign() {
+        byte[] older = ViewCells.qualifier("a", "c", 1_000L, "x");
+        byte[] newer = ViewCells.qualifier("a", "c", 2_000L, "x");
+        assertTrue(Arrays.compareUnsigned(newer, older) < 0);
+        byte[] prefix = ViewCells.prefix("a", "c");
+        assertArrayEquals(prefix, Arrays.copyOf(newer, prefix.length));
+    }
+
+    @Test
+    void profileKeyIsFixedWidthAndSalted() {
+        String hash = "ff".repeat(32);
+        byte[] row = new ProfileKey(16).row(hash);
+        assertEquals(33, row.length);
+        assertEquals(0xff % 16, row[0]);
+        assertEquals(hash, ProfileKey.hashOf(row));
+        assertThrows(IllegalArgumentException.class, () -> new ProfileKey(16).row("abc"));
+    }
+
+    @Test
+    void windowsParseAndRefuseWithTheFieldNamed() {
+        assertEquals(5 * 60_000L, CapWindow.parse("w", "5m").millis());
+        assertEquals(120 * 86_400_000L, CapWindow.parse("w", "120d").millis());
+        CampaignInvalid e = assertThrows(CampaignInvalid.class, () -> CapWindow.parse("frequencyCaps.window", "121d"));
+        assertEquals("frequencyCaps.window", e.field());
+        assertThrows(CampaignInvalid.class, () -> CapWindow.parse("w", "5s"));
+        assertThrows(CampaignInvalid.class, () -> CapWindow.parse("w", "0m"));
+        CapWindow w = CapWindow.parse("w", "5m");
+        assertTrue(w.contains(1, 300_000L), "a view leaves the window exactly window-length after it");
+        assertTrue(!w.contains(0, 300_000L));
+    }
+}

@@ -1,0 +1,42 @@
+package io.adreport.serving;
+
+import io.adreport.schema.config.ConfigDef;
+import io.adreport.schema.config.ConfigDef.Type;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Settings of the serving endpoints.
+ *
+ * @param unidentified    what a check answers for an unidentified device (empty, all-zero or a
+ *                        placeholder id) on a campaign with caps: deny (default) or allow
+ * @param timelineReads   read profiles with TIMELINE consistency (any region replica may answer;
+ *                        the answer says {@code "stale": true} when a secondary did)
+ * @param registryRefresh how often the campaign registry is re-read: a change takes effect
+ *                        everywhere within this time
+ * @param maxCampaigns    most campaigns one check may ask about
+ * @param beaconUrl       base URL of the ingest that the beacon URLs of chosen ads point at
+ */
+public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Duration registryRefresh, int maxCampaigns,
+                          String beaconUrl) {
+    public static final ConfigDef DEF = new ConfigDef("Serving")
+            .define("serve.unidentified", Type.STRING, "deny", "deny or allow", ConfigDef.oneOf("deny", "allow"),
+                    "Check answer for an unidentified device (empty, all-zero, placeholder) on a capped campaign")
+            .define("serve.timeline.reads", Type.BOOLEAN, "false",
+                    "Read device profiles with TIMELINE consistency (needs region replicas; answers mark stale reads)")
+            .define("serve.registry.refresh.ms", Type.DURATION_MS, "2000", "100..60000", ConfigDef.between(100, 60_000),
+                    "How often the campaign registry is re-read (a change takes effect within this time)")
+            .define("serve.max.campaigns", Type.INT, "500", "1..10000", ConfigDef.between(1, 10_000),
+                    "Most campaigns one check may ask about")
+            .define("serve.beacon.url", Type.STRING, "http://localhost:8081",
+                    "Base URL of the ingest (GET /v1/pixel) in the beacon URLs that POST /v1/serve/ad returns");
+
+    public static ServeConfig from(ConfigDef.Values v) {
+        return new ServeConfig(v.string("serve.unidentified").equals("deny"), v.bool("serve.timeline.reads"),
+                v.millis("serve.registry.refresh.ms"), v.integer("serve.max.campaigns"), v.string("serve.beacon.url"));
+    }
+
+    public static ServeConfig of(Map<String, String> overrides) {
+        return from(DEF.parse(Map.of(), Map.of(), overrides));
+    }
+}

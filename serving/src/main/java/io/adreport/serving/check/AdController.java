@@ -1,0 +1,234 @@
+package io.adreport.serving.check;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.report.api.BearerAuth;
+import io.adreport.report.auth.AccessDenied;
+import io.adreport.schema.campaign.Campaign;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.inventory.Ad;
+import io.adreport.schema.inventory.ZoneInventory;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.profile.ViewCells;
+import io.adreport.schema.table.TableLayout;
+import io.adreport.serving.ServeConfig;
+import io.adreport.serving.registry.CampaignRegistry;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.random.RandomGenerator;
+import org.apache.hadoop.hbase.client.Connection;
+
+/**
+ * {@code POST /v1/serve/ad}: the ad server's choice for one request.
+ *
+ * <pre>request  {"site": "pub1", "zone": "top", "device": "raw id", "keywords": ["shoes"], "count": 1,
+ *           "country": "US", "deviceType": "phone"}
+ * response {"device": "known|new|unidentified", "stale": false,
+ *           "ads": [{"advertiser", "campaign", "creative", "ecpmMicros", "score", "impressionId",
+ *                    "beacons": {"impression": URL, "click": URL}}]}</pre>
+ *
+ * Eligible: an ad of the zone whose campaign is registered, serves today (active, within its
+ * dates) and is not capped for the device (the same rule and the same single profile Get as
+ * {@link CheckController}); an unidentified device is eligible only for uncapped campaigns unless
+ * {@code serve.unidentified=allow}. The choice is {@link AdSelector}'s. Each chosen ad carries a
+ * fresh impression id and the pixel URLs to fire: the impression beacon is complete (its time is
+ * the serve time); the click beacon needs {@code &ts=<epoch ms>} appended when the click happens.
+ * Cost: one profile Get plus the in-memory registry. Budgets and pacing plug in as further
+ * eligibility rules (issue: budgets).
+ */
+public final class AdController {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final int MAX_COUNT = 10;
+
+    private final ProfileReader reader;
+    private final CampaignRegistry registry;
+    private final DeviceHasher hasher;
+    private final UnidentifiedDevices unidentified;
+    private final ServeConfig config;
+    private final Clock clock;
+    private final java.util.function.Supplier<RandomGenerator> rng;
+    private final String beaconBase;
+    private final Metrics.Histogram latency;
+    private final Metrics.Counter unfilled;
+
+    public AdController(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
+                        UnidentifiedDevices unidentified, ServeConfig config, Clock clock, java.util.function.Supplier<RandomGenerator> rng,
+                        Metrics metrics) {
+        this.reader = new ProfileReader(connection, layout, config.timelineReads());
+        this.registry = registry;
+        this.hasher = hasher;
+        this.unidentified = unidentified;
+        this.config = config;
+        this.clock = clock;
+        this.rng = rng;
+        this.beaconBase = config.beaconUrl().replaceAll("/+$", "") + "/v1/pixel?";
+        this.latency = metrics.histogram("adreport_serve_ad_seconds", "Latency of POST /v1/serve/ad (one profile Get, choice, answer)",
+                new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
+        this.unfilled = metrics.counter("adreport_serve_ad_unfilled_total", "Ad requests with no eligible ad");
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Chosen(String advertiser, String campaign, String creative, long ecpmMicros, double score, String impressionId,
+                         Map<String, String> beacons) {
+    }
+
+    public record Response(String device, boolean stale, List<Chosen> ads) {
+    }
+
+    record Request(String site, String zone, String device, Set<String> keywords, int count, String country, String deviceType) {
+    }
+
+    public void serve(Context ctx) throws IOException {
+        long start = System.nanoTime();
+        var role = BearerAuth.role(ctx);
+        if (!role.isAdserver() && !role.isAnalyst()) {
+            throw new AccessDenied("only adserver (or analyst) keys may call the serving endpoints");
+        }
+        Request req = parse(ctx.bodyAsBytes());
+        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        long now = clock.millis();
+        Optional<ZoneInventory> zone = registry.zone(req.site(), req.zone());
+        List<Ad> candidates = new ArrayList<>();
+        Map<String, Campaign> campaigns = new LinkedHashMap<>();
+        for (Ad ad : zone.map(ZoneInventory::ads).orElse(List.of())) {
+            Optional<Campaign> c = registry.find(ad.campaignKey());
+            if (c.isPresent() && c.get().servesOn(today)) {
+                candidates.add(ad);
+                campaigns.put(ad.campaignKey(), c.get());
+            }
+        }
+        boolean unknownDevice = unidentified.isUnidentifiedRaw(req.device());
+        String deviceState = "unidentified";
+        boolean stale = false;
+        List<Ad> eligible = new ArrayList<>();
+        if (unknownDevice) {
+            for (Ad ad : candidates) {
+                if (!config.denyUnidentified() || campaigns.get(ad.campaignKey()).caps().isEmpty()) {
+                    eligible.add(ad);
+                }
+            }
+        } else {
+            List<byte[]> prefixes = new ArrayList<>();
+            for (Campaign c : campaigns.values()) {
+                if (!c.caps().isEmpty()) {
+                    prefixes.add(ViewCells.prefix(c.advertiser(), c.campaign()));
+                }
+            }
+            ProfileReader.Profile p = reader.read(hasher.hash(req.device()), prefixes);
+            deviceState = p.found() ? "known" : "new";
+            stale = p.stale();
+            for (Ad ad : candidates) {
+                long[] views = p.views().getOrDefault(ad.campaignKey(), new long[0]);
+                if (CapCheck.firstReached(campaigns.get(ad.campaignKey()), views, views.length, now) == null) {
+                    eligible.add(ad);
+                }
+            }
+        }
+        List<Chosen> chosen = new ArrayList<>();
+        for (AdSelector.Ranked r : AdSelector.rank(eligible, req.keywords(), req.count(), rng.get())) {
+            chosen.add(chosen(r, req, now));
+        }
+        if (chosen.isEmpty()) {
+            unfilled.inc();
+        }
+        ctx.json(new Response(deviceState, stale, chosen));
+        latency.observeNanos(System.nanoTime() - start);
+    }
+
+    private Chosen chosen(AdSelector.Ranked r, Request req, long now) {
+        Ad a = r.ad();
+        String id = UUID.randomUUID().toString();
+        StringBuilder imp = new StringBuilder(beaconBase).append("type=impression&id=").append(id).append("&ts=").append(now);
+        param(imp, "advertiser", a.advertiser());
+        param(imp, "campaign", a.campaign());
+        param(imp, "creative", a.creative());
+        param(imp, "publisher", req.site());
+        param(imp, "zone", req.zone());
+        param(imp, "device", req.device());
+        param(imp, "country", req.country());
+        param(imp, "deviceType", req.deviceType());
+        imp.append("&costMicros=").append(Math.max(1, a.ecpmMicros() / 1000));
+        StringBuilder click = new StringBuilder(beaconBase).append("type=click&id=").append(id).append("-c&impressionId=").append(id);
+        param(click, "device", req.device());
+        return new Chosen(a.advertiser(), a.campaign(), a.creative(), a.ecpmMicros(), r.score(), id,
+                Map.of("impression", imp.toString(), "click", click.toString()));
+    }
+
+    private static void param(StringBuilder b, String name, String value) {
+        if (value != null && !value.isEmpty()) {
+            b.append('&').append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
+        }
+    }
+
+    private Request parse(byte[] body) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(body);
+        } catch (IOException e) {
+            throw bad("body", "must be a JSON object {site, zone, device, keywords?, count?}");
+        }
+        if (root == null || !root.isObject()) {
+            throw bad("body", "must be a JSON object {site, zone, device, keywords?, count?}");
+        }
+        String site = text(root, "site", 64, true);
+        String zone = text(root, "zone", 64, true);
+        String device = text(root, "device", 256, true);
+        Set<String> keywords = new HashSet<>();
+        JsonNode k = root.get("keywords");
+        if (k != null && !k.isNull()) {
+            if (!k.isArray() || k.size() > 32) {
+                throw bad("keywords", "must be an array of at most 32 strings");
+            }
+            for (JsonNode w : k) {
+                if (!w.isTextual()) {
+                    throw bad("keywords", "must be an array of at most 32 strings");
+                }
+                keywords.add(w.asText().toLowerCase(Locale.ROOT));
+            }
+        }
+        int count = 1;
+        JsonNode c = root.get("count");
+        if (c != null && !c.isNull()) {
+            if (!c.isIntegralNumber() || c.asInt() < 1 || c.asInt() > MAX_COUNT) {
+                throw bad("count", "must be an integer 1.." + MAX_COUNT);
+            }
+            count = c.asInt();
+        }
+        return new Request(site, zone, device, keywords, count, text(root, "country", 2, false), text(root, "deviceType", 16, false));
+    }
+
+    private static String text(JsonNode root, String field, int max, boolean required) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            if (required) {
+                throw bad(field, "is required");
+            }
+            return null;
+        }
+        if (!n.isTextual() || n.asText().length() > max) {
+            throw bad(field, "must be a string of at most " + max + " characters");
+        }
+        return n.asText();
+    }
+
+    private static HttpResponseException bad(String field, String rule) {
+        return new HttpResponseException(400, field + ": " + rule, Map.of("parameter", field));
+    }
+}

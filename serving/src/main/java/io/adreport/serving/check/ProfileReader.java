@@ -1,0 +1,87 @@
+package io.adreport.serving.check;
+
+import io.adreport.schema.profile.ProfileKey;
+import io.adreport.schema.profile.Segments;
+import io.adreport.schema.profile.ViewCells;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Consistency;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.BinaryComparator;
+import org.apache.hadoop.hbase.filter.FamilyFilter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
+
+/**
+ * Reads one device's profile with exactly one Get: all of family {@code seg} and, of family
+ * {@code fc}, only the views of the asked campaigns (a column-prefix filter evaluated on the
+ * region server, so a device seen by a thousand campaigns ships only the fifty asked about).
+ */
+final class ProfileReader {
+    private final Connection connection;
+    private final TableLayout layout;
+    private final ProfileKey keys;
+    private final boolean timeline;
+
+    ProfileReader(Connection connection, TableLayout layout, boolean timeline) {
+        this.connection = connection;
+        this.layout = layout;
+        this.keys = new ProfileKey(layout.cube().saltBuckets());
+        this.timeline = timeline;
+    }
+
+    /**
+     * A device's profile as read.
+     *
+     * @param found    the row exists
+     * @param stale    a secondary replica answered (TIMELINE reads only)
+     * @param segments segment id → score
+     * @param views    {@code advertiser/campaign} → view times, newest first
+     */
+    record Profile(boolean found, boolean stale, Map<String, Double> segments, Map<String, long[]> views) {
+    }
+
+    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
+        Get get = new Get(keys.row(deviceHash)).addFamily(TableLayout.SEGMENT_FAMILY);
+        if (!campaignPrefixes.isEmpty()) {
+            get.addFamily(TableLayout.VIEW_FAMILY);
+            FilterList viewFilter = new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.VIEW_FAMILY)),
+                    new MultipleColumnPrefixFilter(campaignPrefixes.toArray(byte[][]::new)));
+            get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ONE,
+                    new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.SEGMENT_FAMILY)), viewFilter));
+        }
+        if (timeline) {
+            get.setConsistency(Consistency.TIMELINE);
+        }
+        Result r;
+        try (Table t = connection.getTable(layout.profilesTable())) {
+            r = t.get(get);
+        }
+        Map<String, Double> segments = new TreeMap<>();
+        Map<String, List<Long>> byCampaign = new HashMap<>();
+        for (Cell c : r.rawCells()) {
+            if (CellUtil.matchingFamily(c, TableLayout.SEGMENT_FAMILY)) {
+                segments.put(Segments.segment(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength()),
+                        Segments.score(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
+            } else {
+                ViewCells.View v = ViewCells.decode(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+                byCampaign.computeIfAbsent(v.campaignKey(), k -> new ArrayList<>()).add(v.tsMillis());
+            }
+        }
+        Map<String, long[]> views = new HashMap<>();
+        byCampaign.forEach((k, list) -> views.put(k, list.stream().mapToLong(Long::longValue).toArray()));
+        return new Profile(!r.isEmpty(), r.isStale(), segments, views);
+    }
+}

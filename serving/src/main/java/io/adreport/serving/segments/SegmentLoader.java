@@ -1,0 +1,162 @@
+package io.adreport.serving.segments;
+
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.profile.ProfileKey;
+import io.adreport.schema.profile.Segments;
+import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.table.TableLayout;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hbase.CellComparatorImpl;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.hfile.CacheConfig;
+import org.apache.hadoop.hbase.io.hfile.HFile;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * {@code bin/adreport segments load FILE}: the nightly audience-segment refresh, written as
+ * HFiles and handed to HBase with {@link BulkLoadHFiles}, so it never competes with live writes
+ * (no memstore, no WAL, no flushes: the region servers adopt finished files).
+ *
+ * <p><b>Input.</b> CSV lines {@code device,segment,score} (raw device id, segment id, a finite
+ * number), an optional header line {@code device,segment,score}. The device id is hashed with the
+ * cluster's secret on the way in; the raw id is never written. Unidentified ids (empty, all zero,
+ * placeholders) are skipped and counted. A malformed line refuses the whole file, naming the line
+ * and the field, before anything is loaded (a nightly refresh is all or nothing).
+ *
+ * <p><b>Memory.</b> Cells are sorted in chunks of {@code chunkCells}; each sorted chunk becomes
+ * one HFile (bulk load accepts many files per family and splits those that span regions), so
+ * memory stays bounded by the chunk whatever the file's size. Cell timestamps are the load time:
+ * the family's 30-day TTL counts from the last load that carried the segment.
+ */
+public final class SegmentLoader {
+    private final Connection connection;
+    private final TableLayout layout;
+    private final DeviceHasher hasher;
+    private final UnidentifiedDevices unidentified;
+    private final Clock clock;
+    private final int chunkCells;
+
+    /** What a load did. */
+    public record Summary(long lines, long cells, long skippedUnidentified, int files) {
+    }
+
+    /** A line that breaks a rule; nothing was loaded. */
+    public static final class BadLine extends IOException {
+        public BadLine(long line, String field, String rule) {
+            super("line " + line + ": " + field + ": " + rule);
+        }
+    }
+
+    public SegmentLoader(Connection connection, TableLayout layout, DeviceHasher hasher, UnidentifiedDevices unidentified,
+                         Clock clock, int chunkCells) {
+        this.connection = connection;
+        this.layout = layout;
+        this.hasher = hasher;
+        this.unidentified = unidentified;
+        this.clock = clock;
+        this.chunkCells = chunkCells;
+    }
+
+    /** Loads {@code csv}, staging HFiles under {@code staging} (a fresh directory; removed after). */
+    public Summary load(Path csv, Path staging) throws IOException {
+        Configuration conf = connection.getConfiguration();
+        FileSystem fs = FileSystem.getLocal(conf);
+        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(staging.toAbsolutePath().toUri());
+        org.apache.hadoop.fs.Path family = new org.apache.hadoop.fs.Path(dir, Bytes.toString(TableLayout.SEGMENT_FAMILY));
+        if (fs.exists(dir)) {
+            throw new IOException("staging directory " + staging + " exists; give a fresh one");
+        }
+        fs.mkdirs(family);
+        ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
+        long ts = clock.millis();
+        List<KeyValue> chunk = new ArrayList<>();
+        long lines = 0;
+        long cells = 0;
+        long skipped = 0;
+        int files = 0;
+        try {
+            try (BufferedReader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    lines++;
+                    if (line.isBlank() || (lines == 1 && line.trim().equalsIgnoreCase("device,segment,score"))) {
+                        continue;
+                    }
+                    String[] f = line.split(",", -1);
+                    if (f.length != 3) {
+                        throw new BadLine(lines, "line", "must be device,segment,score");
+                    }
+                    String device = f[0].trim();
+                    if (unidentified.isUnidentifiedRaw(device)) {
+                        skipped++;
+                        continue;
+                    }
+                    byte[] qualifier;
+                    byte[] value;
+                    try {
+                        qualifier = Segments.qualifier(f[1].trim());
+                    } catch (IllegalArgumentException e) {
+                        throw new BadLine(lines, "segment", e.getMessage());
+                    }
+                    try {
+                        value = Segments.value(Double.parseDouble(f[2].trim()));
+                    } catch (IllegalArgumentException e) {
+                        throw new BadLine(lines, "score", "must be a finite number");
+                    }
+                    chunk.add(new KeyValue(keys.row(hasher.hash(device)), TableLayout.SEGMENT_FAMILY, qualifier, ts, value));
+                    cells++;
+                    if (chunk.size() >= chunkCells) {
+                        write(fs, family, files++, chunk, conf);
+                    }
+                }
+            }
+            if (!chunk.isEmpty()) {
+                write(fs, family, files++, chunk, conf);
+            }
+            if (files > 0) {
+                BulkLoadHFiles.create(conf).bulkLoad(layout.profilesTable(), dir);
+            }
+            return new Summary(lines, cells, skipped, files);
+        } finally {
+            fs.delete(dir, true);
+        }
+    }
+
+    private static void write(FileSystem fs, org.apache.hadoop.fs.Path family, int n, List<KeyValue> chunk, Configuration conf)
+            throws IOException {
+        KeyValue[] sorted = chunk.toArray(KeyValue[]::new);
+        Arrays.sort(sorted, CellComparatorImpl.COMPARATOR);
+        HFileContext context = new HFileContextBuilder().withCompression(Compression.Algorithm.NONE)
+                .withBlockSize(64 * 1024).build();
+        try (HFile.Writer w = HFile.getWriterFactory(conf, CacheConfig.DISABLED)
+                .withPath(fs, new org.apache.hadoop.fs.Path(family, "segments-" + n)).withFileContext(context).create()) {
+            KeyValue previous = null;
+            for (KeyValue kv : sorted) {
+                // the same device and segment twice in one chunk: the later line wins (one cell per key)
+                if (previous != null && CellComparatorImpl.COMPARATOR.compare(previous, kv) == 0) {
+                    continue;
+                }
+                w.append(kv);
+                previous = kv;
+            }
+            w.appendFileInfo(HStoreFile.BULKLOAD_TIME_KEY, Bytes.toBytes(System.currentTimeMillis()));
+        }
+        chunk.clear();
+    }
+}

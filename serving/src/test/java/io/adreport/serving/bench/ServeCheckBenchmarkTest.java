@@ -1,0 +1,321 @@
+package io.adreport.serving.bench;
+
+import io.adreport.aggregator.Aggregator;
+import io.adreport.aggregator.AggregatorConfig;
+import io.adreport.aggregator.TableSource;
+import io.adreport.report.ReportConfig;
+import io.adreport.report.api.ReportApi;
+import io.adreport.schema.campaign.Campaign;
+import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.campaign.CapWindow;
+import io.adreport.schema.campaign.FrequencyCap;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.CubeLoader;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.EventParser;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileKey;
+import io.adreport.schema.profile.Segments;
+import io.adreport.schema.profile.ViewCells;
+import io.adreport.schema.table.SchemaApplier;
+import io.adreport.schema.table.TableLayout;
+import io.adreport.serving.ServeConfig;
+import io.adreport.serving.ServingRoutes;
+import io.adreport.testkit.HBaseExtension;
+import io.adreport.testkit.MiniHBase;
+import io.javalin.Javalin;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Frequency-cap checks under load: {@code POST /v1/serve/check} for one device and 50 campaigns
+ * with 5 cap windows each, over a profiles table of {@code bench.devices} devices (default
+ * 1,000,000), first alone, then while the aggregator ingests impressions at half the capacity
+ * measured in the same run. Beside it, the floor: the same Get through the HBase client without
+ * HTTP, JSON or cap logic. Also the storage of the view history per device and campaign (store
+ * files of family {@code fc} after a major compaction).
+ *
+ * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
+ * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code serving/target/serve-bench.txt}.
+ */
+@ExtendWith(HBaseExtension.class)
+@EnabledIfSystemProperty(named = "bench", matches = "true")
+class ServeCheckBenchmarkTest {
+    private static final int DEVICES = Integer.getInteger("bench.devices", 1_000_000);
+    private static final int CAMPAIGNS = 50;
+    private static final int CLIENTS = Integer.getInteger("bench.clients", 8);
+    private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("bench.seconds", 30));
+    private static final byte[] SECRET = "0123456789abcdef-serve-bench".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void checks_alone_and_beside_ingest(MiniHBase hbase) throws Exception {
+        Cube cube = CubeLoader.defaultCube();
+        String ns = hbase.freshNamespace("servebench");
+        TableLayout layout = new TableLayout(cube, ns);
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        StringBuilder out = new StringBuilder();
+        DeviceHasher hasher = new DeviceHasher(SECRET);
+        Instant now = Instant.now();
+
+        CampaignStore store = new CampaignStore(hbase.connection(), layout);
+        List<FrequencyCap> caps = List.of(cap(1, "5m"), cap(2, "2h"), cap(5, "1d"), cap(10, "14d"), cap(20, "120d"));
+        List<String> campaignKeys = new ArrayList<>();
+        for (int c = 0; c < CAMPAIGNS; c++) {
+            store.put(new Campaign("adv" + c % 10, "camp" + c, Campaign.Status.active, null, null, caps, 0));
+            campaignKeys.add("adv" + c % 10 + "/camp" + c);
+        }
+        long t0 = System.nanoTime();
+        long[] loaded = loadProfiles(hbase, layout, hasher, now);
+        out.append(String.format("profiles: %,d devices, %,d view cells, %,d segment cells loaded in %.1f s%n",
+                DEVICES, loaded[0], loaded[1], (System.nanoTime() - t0) / 1e9));
+        hbase.connection().getAdmin().flush(layout.profilesTable());
+        hbase.connection().getAdmin().majorCompact(layout.profilesTable());
+        waitForCompaction(hbase, layout);
+        long fcBytes = familyBytes(hbase, layout, "fc");
+        out.append(String.format("storage: family fc %,d bytes on disk = %.1f bytes per view, %.1f bytes per device with views;"
+                        + " a count-min sketch exact to 1 view over the same %,d views needs width e*V = %,d counters x depth 5"
+                        + " x 4 bytes = %,d bytes per window (x5 windows), or at 5.5%% error %,d bytes per window%n",
+                fcBytes, fcBytes / (double) loaded[0], fcBytes / (double) loaded[2], loaded[0], (long) Math.ceil(Math.E * loaded[0]),
+                (long) Math.ceil(Math.E * loaded[0]) * 5 * 4, (long) Math.ceil(Math.E / 0.055) * 5 * 4));
+
+        Metrics metrics = new Metrics();
+        ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
+        ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
+                ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
+        Javalin api = ReportApi.create(deps, serving.routes()).start("127.0.0.1", 0);
+        String key = deps.keys().create("adserver");
+        Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher),
+                AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-bench")), Clock.systemUTC(),
+                TableSource.of(hbase.connection(), Duration.ofSeconds(30)), new Metrics(), ProfileConfig.defaults());
+        try {
+            URI check = URI.create("http://127.0.0.1:" + api.port() + "/v1/serve/check");
+            StringBuilder body = new StringBuilder("{\"device\":\"%s\",\"campaigns\":[");
+            for (int c = 0; c < CAMPAIGNS; c++) {
+                body.append(c == 0 ? "" : ",").append('"').append(campaignKeys.get(c)).append('"');
+            }
+            String template = body.append("]}").toString();
+            checks(check, key, template, Duration.ofSeconds(5)); // warm-up
+            out.append("floor, bare Get (client, no HTTP):  ").append(floor(hbase, layout, hasher)).append('\n');
+            out.append("checks alone:                       ").append(checks(check, key, template, RUN)).append('\n');
+            URI ingest = URI.create("http://127.0.0.1:" + agg.port() + "/v1/events");
+            double capacity = ingest(ingest, campaignKeys, 0, Duration.ofSeconds(15), new AtomicBoolean());
+            out.append(String.format("ingest capacity (4 posters, 1,000-event batches, same run): %,.0f events/s%n", capacity));
+            AtomicBoolean stop = new AtomicBoolean();
+            ExecutorService bg = Executors.newSingleThreadExecutor();
+            Future<Double> load = bg.submit(() -> ingest(ingest, campaignKeys, capacity / 2, RUN.plusSeconds(60), stop));
+            Thread.sleep(3000);
+            String during = checks(check, key, template, RUN);
+            stop.set(true);
+            double achieved = load.get();
+            bg.shutdown();
+            out.append("checks beside ingest at half capacity: ").append(during).append('\n');
+            out.append(String.format("ingest during the checks: %,.0f events/s (target %,.0f)%n", achieved, capacity / 2));
+            out.append(String.format("load average at the end: %.2f on %d cores%n",
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), Runtime.getRuntime().availableProcessors()));
+            Files.writeString(Path.of("target", "serve-bench.txt"), out);
+            System.err.print(out);
+        } finally {
+            api.stop();
+            serving.close();
+            agg.close();
+        }
+    }
+
+    private static FrequencyCap cap(int max, String window) {
+        return new FrequencyCap(max, CapWindow.parse("window", window));
+    }
+
+    /** Each device: views of 0..6 campaigns (1..4 views each within 30 days) and one segment. */
+    private static long[] loadProfiles(MiniHBase hbase, TableLayout layout, DeviceHasher hasher, Instant now) throws Exception {
+        ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
+        SplittableRandom rng = new SplittableRandom(42);
+        long views = 0;
+        long segments = 0;
+        long withViews = 0;
+        try (BufferedMutator m = hbase.connection().getBufferedMutator(layout.profilesTable())) {
+            for (int d = 0; d < DEVICES; d++) {
+                Put p = new Put(keys.row(hasher.hash("bench-device-" + d))).setDurability(Durability.SKIP_WAL);
+                int campaigns = rng.nextInt(7);
+                withViews += campaigns > 0 ? 1 : 0;
+                for (int c = 0; c < campaigns; c++) {
+                    int camp = rng.nextInt(CAMPAIGNS);
+                    int n = 1 + rng.nextInt(4);
+                    for (int v = 0; v < n; v++) {
+                        long ts = now.toEpochMilli() - rng.nextLong(30L * 86_400_000L);
+                        p.addColumn(TableLayout.VIEW_FAMILY, ViewCells.qualifier("adv" + camp % 10, "camp" + camp, ts, d + "-" + c + "-" + v),
+                                ts, new byte[0]);
+                        views++;
+                    }
+                }
+                p.addColumn(TableLayout.SEGMENT_FAMILY, Segments.qualifier("seg" + rng.nextInt(100)), Segments.value(rng.nextDouble()));
+                segments++;
+                m.mutate(p);
+            }
+        }
+        return new long[] {views, segments, withViews};
+    }
+
+    private static void waitForCompaction(MiniHBase hbase, TableLayout layout) throws Exception {
+        Thread.sleep(2000);
+        while (hbase.connection().getAdmin().getCompactionState(layout.profilesTable())
+                != org.apache.hadoop.hbase.client.CompactionState.NONE) {
+            Thread.sleep(500);
+        }
+    }
+
+    private static long familyBytes(MiniHBase hbase, TableLayout layout, String family) throws Exception {
+        Path unused = null;
+        org.apache.hadoop.fs.Path dir = CommonFSUtils.getTableDir(CommonFSUtils.getRootDir(hbase.configuration()), layout.profilesTable());
+        FileSystem fs = dir.getFileSystem(hbase.configuration());
+        long bytes = 0;
+        RemoteIterator<LocatedFileStatus> it = fs.listFiles(dir, true);
+        while (it.hasNext()) {
+            LocatedFileStatus f = it.next();
+            if (f.getPath().getParent().getName().equals(family) && !f.getPath().getName().startsWith(".")) {
+                bytes += f.getLen();
+            }
+        }
+        return bytes;
+    }
+
+    /** The floor: the profile row Get alone, 8 threads, through the HBase client. */
+    private static String floor(MiniHBase hbase, TableLayout layout, DeviceHasher hasher) throws Exception {
+        ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
+        return run(Duration.ofSeconds(10), rng -> {
+            try (Table t = hbase.connection().getTable(layout.profilesTable())) {
+                t.get(new Get(keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)))));
+            }
+        });
+    }
+
+    private static String checks(URI check, String key, String template, Duration d) throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return run(d, rng -> {
+            String body = String.format(template, "bench-device-" + rng.nextInt(DEVICES));
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(check).header("Authorization", "Bearer " + key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException(r.statusCode() + " " + r.body());
+            }
+        });
+    }
+
+    interface Call {
+        void call(SplittableRandom rng) throws Exception;
+    }
+
+    private static String run(Duration d, Call call) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        long end = System.nanoTime() + d.toNanos();
+        List<Future<long[]>> parts = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            int seed = c;
+            parts.add(pool.submit(() -> {
+                SplittableRandom rng = new SplittableRandom(seed * 7919L + System.nanoTime());
+                long[] lat = new long[1 << 20];
+                int n = 0;
+                while (System.nanoTime() < end && n < lat.length) {
+                    long s = System.nanoTime();
+                    call.call(rng);
+                    lat[n++] = System.nanoTime() - s;
+                }
+                return Arrays.copyOf(lat, n);
+            }));
+        }
+        long[] all = new long[0];
+        for (Future<long[]> f : parts) {
+            long[] p = f.get();
+            long[] merged = Arrays.copyOf(all, all.length + p.length);
+            System.arraycopy(p, 0, merged, all.length, p.length);
+            all = merged;
+        }
+        pool.shutdown();
+        Arrays.sort(all);
+        return String.format("%,d requests, %,.0f/s with %d clients, p50 %.2f ms, p99 %.2f ms, max %.1f ms", all.length,
+                all.length / (double) d.toSeconds(), CLIENTS, all[all.length / 2] / 1e6, all[(int) (all.length * 0.99)] / 1e6,
+                all[all.length - 1] / 1e6);
+    }
+
+    /** Posts impressions with 4 threads, at most {@code rate} events/s (0: as fast as possible); returns events/s. */
+    private static double ingest(URI url, List<String> campaigns, double rate, Duration d, AtomicBoolean stop) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        AtomicLong sent = new AtomicLong();
+        AtomicLong seq = new AtomicLong(System.nanoTime());
+        long start = System.nanoTime();
+        long end = start + d.toNanos();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<?>> f = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            f.add(pool.submit(() -> {
+                SplittableRandom rng = new SplittableRandom(seq.get() + Thread.currentThread().getId());
+                while (System.nanoTime() < end && !stop.get()) {
+                    if (rate > 0) {
+                        double allowed = rate * (System.nanoTime() - start) / 1e9;
+                        if (sent.get() >= allowed) {
+                            Thread.sleep(5);
+                            continue;
+                        }
+                    }
+                    StringBuilder b = new StringBuilder("[");
+                    Instant ts = Instant.now();
+                    for (int i = 0; i < 1000; i++) {
+                        String c = campaigns.get(rng.nextInt(campaigns.size()));
+                        int slash = c.indexOf('/');
+                        b.append(i == 0 ? "" : ",").append("{\"type\":\"impression\",\"id\":\"b").append(seq.incrementAndGet())
+                                .append("\",\"ts\":\"").append(ts).append("\",\"device\":\"bench-device-").append(rng.nextInt(DEVICES))
+                                .append("\",\"advertiser\":\"").append(c, 0, slash).append("\",\"campaign\":\"").append(c.substring(slash + 1))
+                                .append("\",\"creative\":\"cr1\",\"publisher\":\"p").append(rng.nextInt(20)).append("\",\"zone\":\"z1\","
+                                        + "\"country\":\"US\",\"deviceType\":\"phone\",\"costMicros\":1200}");
+                    }
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(url).POST(HttpRequest.BodyPublishers.ofString(b.append(']').toString()))
+                            .build(), HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
+                        sent.addAndGet(1000);
+                    } else {
+                        Thread.sleep(50);
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> x : f) {
+            x.get();
+        }
+        pool.shutdown();
+        pool.awaitTermination(10, TimeUnit.SECONDS);
+        return sent.get() / ((System.nanoTime() - start) / 1e9);
+    }
+}

@@ -219,6 +219,11 @@ public final class RankedTopN {
         private long memLast = Long.MAX_VALUE;
         /** Exact totals of every series seen, by series. */
         private final Map<List<String>, long[]> resolved = new HashMap<>();
+        /**
+         * When the report reads only the sort metric, the values sorted access already read, by
+         * series and day list index: random access skips those cells (the list value is the cell).
+         */
+        private final Map<List<String>, Map<Integer, Long>> seen;
 
         Merge(ReportQuery q, QueryPlan plan, Map<LocalDate, Long> indexed, String tenant) {
             this.q = q;
@@ -229,6 +234,7 @@ public final class RankedTopN {
             this.sortColumn = plan.columns().indexOf(q.orderBy().key());
             this.width = plan.columns().size();
             this.deadline = System.nanoTime() + timeout.toNanos();
+            this.seen = width == 1 ? new HashMap<>() : null;
         }
 
         /** Reads every part of [from, to) that is not an indexed day with the ordinary plan. */
@@ -323,9 +329,13 @@ public final class RankedTopN {
             }
             java.util.Set<List<String>> fresh = new java.util.LinkedHashSet<>();
             for (int i = 0; i < futures.size(); i++) {
+                int list = lists.indexOf(reading.get(i));
                 for (RankedIndexCodec.Entry e : ReadFailure.await(futures.get(i), deadline - System.nanoTime(), timeout)) {
                     if (!resolved.containsKey(e.values())) {
                         fresh.add(e.values());
+                        if (seen != null) {
+                            seen.computeIfAbsent(e.values(), k -> new HashMap<>()).put(list, e.value());
+                        }
                     }
                 }
             }
@@ -336,6 +346,9 @@ public final class RankedTopN {
                 if (!resolved.containsKey(e.getKey())) {
                     fresh.add(e.getKey());
                 }
+            }
+            if (seen != null) {
+                seen.keySet().retainAll(fresh); // values of resolved series are not needed again
             }
             return new ArrayList<>(fresh);
         }
@@ -351,7 +364,14 @@ public final class RankedTopN {
                     add(sum, sc);
                 }
                 resolved.put(s, sum);
+                Map<Integer, Long> known = seen == null ? Map.of() : seen.getOrDefault(s, Map.of());
+                int list = -1;
                 for (LocalDate d : indexed.keySet()) {
+                    Long v = known.get(++list);
+                    if (v != null) {
+                        sum[0] += v; // width 1: the sort metric is the only column
+                        continue;
+                    }
                     Get g = new Get(codec.counterKey(rollup, Granularity.DAY, d.toEpochDay() * 1440, s));
                     for (String c : plan.columns()) {
                         g.addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(c));

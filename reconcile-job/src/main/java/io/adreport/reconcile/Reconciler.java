@@ -4,6 +4,7 @@ import io.adreport.reconcile.job.DayRange;
 import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.report.DriftReport;
+import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
@@ -20,8 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The plain Java entry to reconciliation, shared by the CLI, the {@code hadoop jar} tool, the
  * scheduler and the tests: {@link #reconcile} closes the day ({@link DayCloseProtocol}), runs
- * the job ({@link ReconcileJob}) and records the drift report with the day's
- * {@code reconciled} status; a dry run only runs the job, without closing or writing anything.
+ * the job ({@link ReconcileJob}), writes the day's ranked top-N index from the corrected counters
+ * ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
+ * status; a dry run only runs the job, without closing or writing anything. The index is written
+ * before the status, so a reader that sees {@code reconciled} finds the day's index published.
  *
  * <p>Concurrency: one reconciliation at a time per instance (the scheduler and an operator may
  * both ask); callers queue on the instance lock. The {@link Connection} is the process's shared
@@ -34,6 +37,7 @@ public final class Reconciler {
     private final TableLayout layout;
     private final MetaStore meta;
     private final DayCloseProtocol close;
+    private final RankedIndexWriter index;
     private final Clock clock;
     private volatile ViewRepair views;
 
@@ -48,6 +52,7 @@ public final class Reconciler {
         this.layout = layout;
         this.meta = new MetaStore(connection, layout, clock);
         this.close = new DayCloseProtocol(meta, clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.index = new RankedIndexWriter(connection, layout);
         this.clock = clock;
     }
 
@@ -70,13 +75,15 @@ public final class Reconciler {
         DayCloseProtocol.Outcome outcome = close.close(day);
         DriftReport report = ReconcileJob.run(jobConf, layout, day, false, clock, progress)
                 .withUnacknowledged(outcome.unacknowledged());
+        RankedIndexWriter.Written written = index.write(day);
         meta.markReconciled(day, report.toJson());
         if (!outcome.unacknowledged().isEmpty()) {
             // A silent live aggregator may still increment D after the job's writes: recount D again next night.
             meta.markLate(day);
         }
-        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}", day,
-                report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift());
+        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index {} entries ({} superseded deleted)",
+                day, report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift(),
+                written.entries(), written.deleted());
         ViewRepair repair = views;
         if (repair != null) {
             try {

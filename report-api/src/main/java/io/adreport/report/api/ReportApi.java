@@ -7,6 +7,7 @@ import io.adreport.report.auth.ApiKeys;
 import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
+import io.adreport.report.query.RankedTopN;
 import io.adreport.report.query.ReportEngine;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.inventory.ZoneStore;
@@ -46,6 +47,8 @@ import org.apache.hadoop.hbase.client.Connection;
  */
 public final class ReportApi {
     static final String VERSION = "1";
+    /** Series a ranked top-N may resolve before it falls back to reading every counter. */
+    static final int RANKED_MAX_CANDIDATES = 200_000;
 
     /**
      * What the API needs; one of each per process.
@@ -104,10 +107,12 @@ public final class ReportApi {
         ObjectMapper mapper = new ObjectMapper();
         AccessPolicy policy = new AccessPolicy(deps.cube());
         ReportParams params = new ReportParams(deps.cube(), cfg.maxLimit());
-        ReportEngine engine = new ReportEngine(deps.cube(),
-                new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets()),
-                new CounterReader(deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(), cfg.queryTimeout(), deps.metrics()),
-                cfg.maxResultRows());
+        QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
+        CounterReader counters = new CounterReader(deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(),
+                cfg.queryTimeout(), deps.metrics());
+        RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.meta(), planner, counters,
+                executor, cfg.queryTimeout(), RANKED_MAX_CANDIDATES, deps.metrics());
+        ReportEngine engine = new ReportEngine(deps.cube(), planner, counters, cfg.maxResultRows(), ranked, deps.metrics());
 
         OpsController ops = new OpsController(deps.metrics(), deps.connection());
         RollupController rollups = new RollupController(deps.cube(), policy);

@@ -8,6 +8,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import io.adreport.schema.metrics.Metrics;
 
 /**
  * Answers a {@link ReportQuery}: plans it, reads the counters, computes derived metrics, orders
@@ -21,18 +23,34 @@ import java.util.Map;
  * <p>Order: {@code orderBy} first (a metric, a groupBy dimension or {@code time}; a null derived
  * value sorts last either way), then time ascending, then groupBy values ascending, so that ties
  * always come out in the same order and a top-N cut is reproducible.
+ *
+ * <p>Plans: a top-N by a stored metric over whole reconciled UTC days is first offered to
+ * {@link RankedTopN} (the ranked index, exact threshold merge); when it cannot answer exactly the
+ * counters are read as above. {@code adreport_report_plan_total{plan}} counts the plan each
+ * report took: {@code ranked_index}, {@code multiget} (a fixed series) or {@code scan}.
  */
 public final class ReportEngine {
     private final Cube cube;
     private final QueryPlanner planner;
     private final CounterReader reader;
     private final int maxResultRows;
+    private final RankedTopN ranked;
+    private final Metrics.Counter rankedPlans;
+    private final Metrics.Counter getPlans;
+    private final Metrics.Counter scanPlans;
 
-    public ReportEngine(Cube cube, QueryPlanner planner, CounterReader reader, int maxResultRows) {
+    /** @param ranked the ranked-index top-N reader, or null to always read the counters */
+    public ReportEngine(Cube cube, QueryPlanner planner, CounterReader reader, int maxResultRows, RankedTopN ranked,
+                        Metrics metrics) {
         this.cube = cube;
         this.planner = planner;
         this.reader = reader;
         this.maxResultRows = maxResultRows;
+        this.ranked = ranked;
+        String help = "Reports by the plan that answered them";
+        this.rankedPlans = metrics.counter("adreport_report_plan_total", help, "plan", "ranked_index");
+        this.getPlans = metrics.counter("adreport_report_plan_total", help, "plan", "multiget");
+        this.scanPlans = metrics.counter("adreport_report_plan_total", help, "plan", "scan");
     }
 
     /** How {@code q} is read (the export streams the same plan). */
@@ -42,6 +60,14 @@ public final class ReportEngine {
 
     public ReportResult run(ReportQuery q) {
         QueryPlan plan = planner.plan(q);
+        if (ranked != null && RankedTopN.isTopN(q)) {
+            Optional<List<ReportRow>> top = ranked.answer(q, plan);
+            if (top.isPresent()) {
+                rankedPlans.inc();
+                return new ReportResult(q, plan, top.get());
+            }
+        }
+        (plan.pointLookup() ? getPlans : scanPlans).inc();
         Map<GroupKey, long[]> cells = reader.read(q, plan);
         if (q.groupBy().isEmpty()) {
             for (int b = 0; b < plan.buckets().size(); b++) {

@@ -25,6 +25,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       on rawSaltBuckets;</li>
  *   <li>{@code NS:r_<rollup>_v1} — one counter table per rollup, family {@code c} (one column
  *       per metric, 8-byte longs), TTL = rollup.ttlDays, pre-split on saltBuckets;</li>
+ *   <li>{@code NS:topn_v1} — the ranked top-N index of reconciled days, family {@code t}, no TTL
+ *       (a writer deletes superseded generations), one region; keys by
+ *       {@link io.adreport.schema.topn.RankedIndexCodec};</li>
  *   <li>{@code NS:meta} — day status, drift reports, aggregator heartbeats, API key hashes,
  *       family {@code m}, no TTL, one region;</li>
  *   <li>only for cubes with device profiles ({@code schema.profile.ProfileModel}):
@@ -47,6 +50,7 @@ public final class TableLayout {
     public static final byte[] VIEW_FAMILY = Bytes.toBytes("fc");
     public static final byte[] CAMPAIGN_FAMILY = Bytes.toBytes("c");
     public static final byte[] ZONE_FAMILY = Bytes.toBytes("z");
+    public static final byte[] RANKED_FAMILY = Bytes.toBytes("t");
     public static final String KEY_VERSION = "v1";
 
     private final Cube cube;
@@ -81,6 +85,10 @@ public final class TableLayout {
         return TableName.valueOf(namespace, "campaigns");
     }
 
+    public TableName rankedIndexTable() {
+        return TableName.valueOf(namespace, "topn_" + KEY_VERSION);
+    }
+
     public TableName counterTable(Rollup rollup) {
         return TableName.valueOf(namespace, "r_" + rollup.name() + "_" + KEY_VERSION);
     }
@@ -96,6 +104,7 @@ public final class TableLayout {
         for (Rollup r : cube.rollups()) {
             out.add(new Spec(descriptor(counterTable(r), COUNTER_FAMILY, r.ttlDays()), RowKeyCodec.splitKeys(cube.saltBuckets())));
         }
+        out.add(new Spec(descriptor(rankedIndexTable(), RANKED_FAMILY, 0), new byte[0][]));
         out.add(new Spec(descriptor(metaTable(), META_FAMILY, 0), new byte[0][]));
         if (ProfileModel.supported(cube)) {
             out.add(new Spec(TableDescriptorBuilder.newBuilder(profilesTable())

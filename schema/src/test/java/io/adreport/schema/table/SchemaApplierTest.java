@@ -30,13 +30,13 @@ class SchemaApplierTest {
         SchemaApplier applier = new SchemaApplier(layout);
         try (Admin admin = hbase.connection().getAdmin()) {
             SchemaApplier.Report dry = applier.apply(admin, true);
-            assertEquals(cube.rollups().size() + 4, dry.count(SchemaApplier.Action.WOULD_CREATE));
+            assertEquals(cube.rollups().size() + 5, dry.count(SchemaApplier.Action.WOULD_CREATE));
             assertFalse(admin.tableExists(layout.rawTable()), "a dry run creates nothing");
 
             SchemaApplier.Report first = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 4, first.count(SchemaApplier.Action.CREATED));
+            assertEquals(cube.rollups().size() + 5, first.count(SchemaApplier.Action.CREATED));
             SchemaApplier.Report second = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 4, second.count(SchemaApplier.Action.OK), second.toString());
+            assertEquals(cube.rollups().size() + 5, second.count(SchemaApplier.Action.OK), second.toString());
             assertEquals(0, second.count(SchemaApplier.Action.CREATED));
 
             List<RegionInfo> raw = admin.getRegions(layout.rawTable());

@@ -1,0 +1,153 @@
+package io.adreport.reconcile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.adreport.reconcile.Recount.Ev;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.rowkey.KeyRange;
+import io.adreport.schema.table.SchemaApplier;
+import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.topn.RankedIndexCodec;
+import io.adreport.testkit.HBaseExtension;
+import io.adreport.testkit.MiniHBase;
+import io.adreport.testkit.MutableClock;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The reconciler writes the day's ranked index from the counters the job corrected: after a
+ * damaged day is reconciled, its campaign lists equal the test's own count of the raw events,
+ * best first, ties by dimension values; after late events and re-runs, the newest generation is
+ * published and the one before the previous is gone.
+ */
+@ExtendWith(HBaseExtension.class)
+class RankedIndexHookTest {
+    private static final LocalDate D = LocalDate.of(2026, 11, 12);
+    private final Random rnd = new Random(1112);
+    private final MutableClock clock = new MutableClock(D.plusDays(1).atTime(6, 0).toInstant(ZoneOffset.UTC));
+
+    @Test
+    void reconciling_a_day_publishes_its_exact_ranked_lists_and_a_re_run_replaces_them(MiniHBase hbase) throws Exception {
+        Cube cube = ReconcileJobTest.smallCube();
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("rankhook"));
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        LivePath live = new LivePath(hbase.connection(), layout);
+        List<Ev> imps = new ArrayList<>();
+        List<Ev> clicks = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            Ev e = impression("imp-" + i);
+            imps.add(e);
+            live.ingest(e, e.ts().plusSeconds(1), i % 15 != 0); // every 15th lost by the live path
+        }
+        for (int i = 0; i < 90; i++) {
+            Ev imp = imps.get(rnd.nextInt(imps.size()));
+            Ev c = new Ev("click", "click-" + i, imp.ts().plusSeconds(5), Map.of(), 0, 0, imp.id());
+            clicks.add(c);
+            live.ingest(c, c.ts().plusSeconds(1), true);
+        }
+        live.flush();
+        Reconciler reconciler = new Reconciler(hbase.configuration(), hbase.connection(), layout,
+                ReconcileConfig.of(Map.of("reconcile.grace.ms", "0", "reconcile.splits", "2", "reconcile.tmp.dir", "target/reconcile-tmp")),
+                clock, clock::advance);
+        reconciler.reconcile(D, false, null);
+        Rollup campaign = cube.rollup("campaign").orElseThrow();
+        assertEquals(1, generation(hbase, layout, campaign));
+        assertLists(hbase, layout, campaign, 1, imps, clicks);
+
+        for (int run = 2; run <= 3; run++) { // late impressions, stored after the close, then a re-run
+            for (int i = 0; i < 25; i++) {
+                Ev e = impression("late-" + run + "-" + i);
+                imps.add(e);
+                live.ingest(e, D.plusDays(1).atTime(7, 0).toInstant(ZoneOffset.UTC), false);
+            }
+            live.flush();
+            reconciler.reconcile(D, false, null);
+            assertEquals(run, generation(hbase, layout, campaign));
+            assertLists(hbase, layout, campaign, run, imps, clicks);
+        }
+        assertEquals(0, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 2)), "generation 1 survived");
+        assertTrue(rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 2, 3)) > 0, "generation 2 is kept for readers");
+    }
+
+    private Ev impression(String id) {
+        Instant ts = D.atStartOfDay(ZoneOffset.UTC).toInstant().plusSeconds(rnd.nextInt(23 * 3600));
+        String adv = "a" + rnd.nextInt(3);
+        return new Ev("impression", id, ts, Map.of("advertiser", adv, "campaign", "c" + (int) Math.sqrt(rnd.nextInt(64)),
+                "creative", "cr1", "publisher", "p1", "zone", "z1", "country", "US", "deviceType", "mobile"),
+                100, 0, null);
+    }
+
+    /** The every-series list and each tenant's list of impressions and clicks equal the recount. */
+    private void assertLists(MiniHBase hbase, TableLayout layout, Rollup campaign, long gen, List<Ev> imps, List<Ev> clicks)
+            throws IOException {
+        Map<String, Ev> byId = new HashMap<>();
+        imps.forEach(e -> byId.put(e.id(), e));
+        Map<List<String>, Long> impressions = new HashMap<>();
+        imps.forEach(e -> impressions.merge(List.of(e.dims().get("advertiser"), e.dims().get("campaign")), 1L, Long::sum));
+        Map<List<String>, Long> clickCounts = new HashMap<>();
+        clicks.forEach(c -> {
+            Ev imp = byId.get(c.impressionId());
+            clickCounts.merge(List.of(imp.dims().get("advertiser"), imp.dims().get("campaign")), 1L, Long::sum);
+        });
+        for (String tenant : new String[] {null, "a0", "a1", "a2"}) {
+            assertEquals(expected(impressions, tenant), list(hbase, layout, campaign, gen, "impressions", tenant), "impressions " + tenant);
+            assertEquals(expected(clickCounts, tenant), list(hbase, layout, campaign, gen, "clicks", tenant), "clicks " + tenant);
+        }
+    }
+
+    private static List<String> expected(Map<List<String>, Long> counts, String tenant) {
+        return counts.entrySet().stream().filter(e -> tenant == null || e.getKey().get(0).equals(tenant))
+                .sorted(Comparator.<Map.Entry<List<String>, Long>>comparingLong(Map.Entry::getValue).reversed()
+                        .thenComparing(e -> e.getKey().get(0)).thenComparing(e -> e.getKey().get(1)))
+                .map(e -> e.getKey() + "=" + e.getValue()).toList();
+    }
+
+    private static List<String> list(MiniHBase hbase, TableLayout layout, Rollup r, long gen, String metric, String tenant)
+            throws IOException {
+        KeyRange range = RankedIndexCodec.listRange(r, D, gen, metric, tenant);
+        List<String> out = new ArrayList<>();
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable());
+             ResultScanner rs = t.getScanner(new Scan().withStartRow(range.start()).withStopRow(range.stop()))) {
+            for (Result row : rs) {
+                RankedIndexCodec.Entry e = RankedIndexCodec.parseEntry(r, range.start(), row.getRow());
+                out.add(e.values() + "=" + e.value());
+            }
+        }
+        return out;
+    }
+
+    private static long generation(MiniHBase hbase, TableLayout layout, Rollup r) throws IOException {
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
+            return Bytes.toLong(t.get(new Get(RankedIndexCodec.pointerKey(r, D))).getValue(TableLayout.RANKED_FAMILY, Bytes.toBytes("g")));
+        }
+    }
+
+    private static long rows(MiniHBase hbase, TableLayout layout, KeyRange range) throws IOException {
+        long n = 0;
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable());
+             ResultScanner rs = t.getScanner(new Scan().withStartRow(range.start()).withStopRow(range.stop()))) {
+            for (Result ignored : rs) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,212 @@
+package io.adreport.schema.topn;
+
+import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.rowkey.KeyRange;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The one owner of the ranked top-N index's row keys ({@code <ns>:topn_v1}, family {@code t};
+ * see {@link io.adreport.schema.table.TableLayout#rankedIndexTable()}). For each reconciled UTC
+ * day, rollup and stored metric the index lists every series whose day counter is positive, in
+ * <b>descending</b> order of that counter, so the top-N of a day is a prefix scan and a range of
+ * days is merged by sorted access to each day's list (see the report API's threshold merge). The
+ * layout is <b>frozen</b> (index version 1).
+ *
+ * <h2>Entry rows</h2>
+ * <pre>
+ * offset size  field
+ * 0      var   rollup       UTF-8, then 0x00
+ * ..     1     kind         'E' (0x45): an entry of a day's list
+ * ..     4     epoch day    UTC, unsigned big-endian
+ * ..     4     generation   unsigned big-endian; only the generation named by the day's pointer row is read
+ * ..     var   metric       UTF-8, then 0x00
+ * ..     1     scope        0x00: every series; 0x01: one tenant's series, the tenant value follows
+ * ..     var   tenant       (scope 0x01 only) UTF-8, then 0x00
+ * ..     8     rank         ~(value XOR 0x8000000000000000), big-endian: byte order = value descending
+ * ..     var   values       every rollup dimension value (tenant included), UTF-8 then 0x00 each
+ * </pre>
+ * Column {@code t:v} holds the value as an 8-byte long. Equal values sort by their dimension
+ * values ascending (bytewise UTF-8, the order the report API breaks ties in).
+ *
+ * <h2>Pointer rows</h2>
+ * <pre>
+ * 0      var   rollup       UTF-8, then 0x00
+ * ..     1     kind         'P' (0x50)
+ * ..     4     epoch day    UTC, unsigned big-endian
+ * </pre>
+ * Column {@code t:g} holds the day's published generation as an 8-byte long. A writer writes a
+ * whole new generation, then the pointer, then deletes generations older than the previous one,
+ * so a reader that read the pointer sees a complete list (see {@code RankedIndexWriter}).
+ *
+ * <p>Worked example: rollup {@code campaign}, day 2026-11-01 (epoch day 20,758 = 0x00005116),
+ * generation 1, metric {@code clicks}, tenant scope {@code adv1}, value 5, series (adv1, c7):
+ * <pre>
+ * 63 61 6D 70 61 69 67 6E 00 45 00 00 51 16 00 00 00 01 63 6C 69 63 6B 73 00
+ * c  a  m  p  a  i  g  n  \0 E  '-- day --' '-- gen --' c  l  i  c  k  s  \0
+ * 01 61 64 76 31 00 7F FF FF FF FF FF FF FA 61 64 76 31 00 63 37 00
+ * |  a  d  v  1  \0 '------ rank of 5 ------' a  d  v  1  \0 c  7  \0
+ * '-- tenant scope
+ * </pre>
+ * ({@code RankedIndexCodecTest.worked_example_in_javadoc_is_true} checks these bytes.)
+ */
+public final class RankedIndexCodec {
+    public static final byte ENTRY = 'E';
+    public static final byte POINTER = 'P';
+    public static final byte SCOPE_ALL = 0;
+    public static final byte SCOPE_TENANT = 1;
+
+    /** A decoded entry: the series' day value and its dimension values in rollup order. */
+    public record Entry(long value, List<String> values) {
+        public Entry {
+            values = List.copyOf(values);
+        }
+    }
+
+    private RankedIndexCodec() {
+    }
+
+    /** The key of one entry; {@code tenant} null for the every-series list. */
+    public static byte[] entryKey(Rollup rollup, LocalDate day, long generation, String metric, String tenant, long value,
+                                  List<String> values) {
+        if (values.size() != rollup.dimensions().size()) {
+            throw new IllegalArgumentException("rollup " + rollup.name() + " needs " + rollup.dimensions().size()
+                    + " values, got " + values.size());
+        }
+        ByteArrayOutputStream out = listPrefixStream(rollup, day, generation, metric, tenant);
+        long rank = ~(value ^ Long.MIN_VALUE);
+        for (int i = 7; i >= 0; i--) {
+            out.write((int) (rank >>> (8 * i)));
+        }
+        for (String v : values) {
+            writeTerminated(out, v);
+        }
+        return out.toByteArray();
+    }
+
+    /** Every entry of one list, best first. */
+    public static KeyRange listRange(Rollup rollup, LocalDate day, long generation, String metric, String tenant) {
+        byte[] prefix = listPrefixStream(rollup, day, generation, metric, tenant).toByteArray();
+        return new KeyRange(prefix, next(prefix));
+    }
+
+    /** Parses an entry row of a list of {@code rollup} opened with {@link #listRange}. */
+    public static Entry parseEntry(Rollup rollup, byte[] listPrefix, byte[] row) {
+        int off = listPrefix.length;
+        if (row.length < off + 8 || !Arrays.equals(row, 0, off, listPrefix, 0, off)) {
+            throw new IllegalArgumentException("not an entry of this list");
+        }
+        long rank = 0;
+        for (int i = 0; i < 8; i++) {
+            rank = (rank << 8) | (row[off + i] & 0xFF);
+        }
+        long value = ~rank ^ Long.MIN_VALUE;
+        List<String> values = new ArrayList<>(rollup.dimensions().size());
+        int start = off + 8;
+        for (int i = start; i < row.length; i++) {
+            if (row[i] == 0) {
+                values.add(new String(row, start, i - start, StandardCharsets.UTF_8));
+                start = i + 1;
+            }
+        }
+        if (start != row.length || values.size() != rollup.dimensions().size()) {
+            throw new IllegalArgumentException("entry has " + values.size() + " values, rollup " + rollup.name() + " has "
+                    + rollup.dimensions().size());
+        }
+        return new Entry(value, values);
+    }
+
+    /** Entries of generations [fromGeneration, toGeneration) of one day (what a writer deletes). */
+    public static KeyRange generationsRange(Rollup rollup, LocalDate day, long fromGeneration, long toGeneration) {
+        return new KeyRange(dayPrefix(rollup, day, fromGeneration).toByteArray(), dayPrefix(rollup, day, toGeneration).toByteArray());
+    }
+
+    public static byte[] pointerKey(Rollup rollup, LocalDate day) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writeTerminated(out, rollup.name());
+        out.write(POINTER);
+        writeUint32(out, day.toEpochDay());
+        return out.toByteArray();
+    }
+
+    /** Pointer rows of the days in [from, toExclusive). */
+    public static KeyRange pointerRange(Rollup rollup, LocalDate from, LocalDate toExclusive) {
+        return new KeyRange(pointerKey(rollup, from), pointerKey(rollup, toExclusive));
+    }
+
+    /** The day of a pointer row. */
+    public static LocalDate pointerDay(byte[] row) {
+        if (row.length < 6 || row[row.length - 5] != POINTER) {
+            throw new IllegalArgumentException("not a pointer row");
+        }
+        return LocalDate.ofEpochDay(readUint32(row, row.length - 4));
+    }
+
+    private static ByteArrayOutputStream listPrefixStream(Rollup rollup, LocalDate day, long generation, String metric,
+                                                          String tenant) {
+        Objects.requireNonNull(metric, "metric");
+        if (tenant != null && !rollup.hasTenant()) {
+            throw new IllegalArgumentException("rollup " + rollup.name() + " has no tenant");
+        }
+        ByteArrayOutputStream out = dayPrefix(rollup, day, generation);
+        writeTerminated(out, metric);
+        if (tenant == null) {
+            out.write(SCOPE_ALL);
+        } else {
+            out.write(SCOPE_TENANT);
+            writeTerminated(out, tenant);
+        }
+        return out;
+    }
+
+    private static ByteArrayOutputStream dayPrefix(Rollup rollup, LocalDate day, long generation) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        writeTerminated(out, rollup.name());
+        out.write(ENTRY);
+        writeUint32(out, day.toEpochDay());
+        writeUint32(out, generation);
+        return out;
+    }
+
+    /** The first key after every key that starts with {@code prefix}. */
+    private static byte[] next(byte[] prefix) {
+        byte[] stop = prefix.clone();
+        for (int i = stop.length - 1; i >= 0; i--) {
+            if (stop[i] != (byte) 0xFF) {
+                stop[i]++;
+                return Arrays.copyOf(stop, i + 1);
+            }
+        }
+        return new byte[0];
+    }
+
+    private static void writeUint32(ByteArrayOutputStream out, long v) {
+        if (v < 0 || v > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + v);
+        }
+        out.write((int) (v >>> 24));
+        out.write((int) (v >>> 16));
+        out.write((int) (v >>> 8));
+        out.write((int) v);
+    }
+
+    private static long readUint32(byte[] b, int off) {
+        return ((long) (b[off] & 0xFF) << 24) | ((b[off + 1] & 0xFF) << 16) | ((b[off + 2] & 0xFF) << 8) | (b[off + 3] & 0xFF);
+    }
+
+    private static void writeTerminated(ByteArrayOutputStream out, String v) {
+        byte[] bytes = v.getBytes(StandardCharsets.UTF_8);
+        for (byte b : bytes) {
+            if (b == 0) {
+                throw new IllegalArgumentException("index key values must not contain 0x00");
+            }
+        }
+        out.writeBytes(bytes);
+        out.write(0);
+    }
+}

@@ -1,5 +1,9 @@
 package io.adreport.schema.rowkey;
 
+import static io.adreport.schema.rowkey.KeyBytes.readUint32;
+import static io.adreport.schema.rowkey.KeyBytes.writeTerminated;
+import static io.adreport.schema.rowkey.KeyBytes.writeUint32;
+
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
@@ -255,33 +259,6 @@ public final class RowKeyCodec {
             splits[i - 1] = new byte[] {(byte) i};
         }
         return splits;
-    }
-
-    // --- encoding helpers ------------------------------------------------------------------
-
-    private static void writeUint32(ByteArrayOutputStream out, long v) {
-        if (v < 0 || v > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + v);
-        }
-        out.write((int) (v >>> 24));
-        out.write((int) (v >>> 16));
-        out.write((int) (v >>> 8));
-        out.write((int) v);
-    }
-
-    private static long readUint32(byte[] b, int off) {
-        return ((long) (b[off] & 0xFF) << 24) | ((b[off + 1] & 0xFF) << 16) | ((b[off + 2] & 0xFF) << 8) | (b[off + 3] & 0xFF);
-    }
-
-    private static void writeTerminated(ByteArrayOutputStream out, String v) {
-        byte[] bytes = v.getBytes(StandardCharsets.UTF_8);
-        for (byte b : bytes) {
-            if (b == 0) {
-                throw new IllegalArgumentException("key values must not contain 0x00");
-            }
-        }
-        out.writeBytes(bytes);
-        out.write(0);
     }
 
     /** Lexicographic unsigned comparison, the order HBase sorts rows in. */

@@ -1,0 +1,40 @@
+package io.adreport.schema.rowkey;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The byte-level encodings every frozen key layout shares (counter and raw keys in
+ * {@link RowKeyCodec}, ranked-index keys in {@code schema.topn.RankedIndexCodec}): unsigned
+ * 32-bit big-endian integers and 0x00-terminated UTF-8 values.
+ */
+public final class KeyBytes {
+    private KeyBytes() {
+    }
+
+    public static void writeUint32(ByteArrayOutputStream out, long v) {
+        if (v < 0 || v > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + v);
+        }
+        out.write((int) (v >>> 24));
+        out.write((int) (v >>> 16));
+        out.write((int) (v >>> 8));
+        out.write((int) v);
+    }
+
+    public static long readUint32(byte[] b, int off) {
+        return ((long) (b[off] & 0xFF) << 24) | ((b[off + 1] & 0xFF) << 16) | ((b[off + 2] & 0xFF) << 8) | (b[off + 3] & 0xFF);
+    }
+
+    /** {@code v} as UTF-8 and a 0x00 terminator; values holding 0x00 are refused. */
+    public static void writeTerminated(ByteArrayOutputStream out, String v) {
+        byte[] bytes = v.getBytes(StandardCharsets.UTF_8);
+        for (byte b : bytes) {
+            if (b == 0) {
+                throw new IllegalArgumentException("key values must not contain 0x00");
+            }
+        }
+        out.writeBytes(bytes);
+        out.write(0);
+    }
+}

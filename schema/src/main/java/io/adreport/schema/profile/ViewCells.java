@@ -25,8 +25,6 @@ import java.util.zip.CRC32;
  * column-prefix filter per requested campaign reads a device's history of 50 campaigns.
  */
 public final class ViewCells {
-    /** Views kept per device and campaign; more than any cap may ask for. */
-    public static final int MAX_VIEWS_KEPT = 10_000;
     private static final int SUFFIX = 8 + 4;
 
     private ViewCells() {

@@ -53,7 +53,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$PORT/v1/rollups
 [ "$code" = 401 ] || { echo "smoke: /v1/rollups without a key answered $code, not 401"; exit 1; }
 # Another process finds the running stack through the data directory.
 ADREPORT_SKIP_BUILD=1 "$ROOT/bin/adreport" schema apply --dry-run --data-dir "$DATA/d" | tee "$DATA/schema.txt"
-grep -q "0 created, 0 missing, 10 ok, 0 with drift" "$DATA/schema.txt" || { echo "smoke: schema apply --dry-run did not find the tables"; exit 1; }
+grep -Eq "0 created, 0 missing, [0-9]+ ok, 0 with drift" "$DATA/schema.txt" || { echo "smoke: schema apply --dry-run did not find the tables"; exit 1; }
 first=0
 for _ in $(seq 1 60); do first=$(impressions); [ "$first" -gt 0 ] && break; sleep 2; done
 sleep 6

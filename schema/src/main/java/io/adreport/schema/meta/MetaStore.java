@@ -160,15 +160,19 @@ public final class MetaStore {
     }
 
     public DayState day(LocalDate day) {
-        try (Table t = table()) {
-            return toDay(day, t.get(new Get(dayRow(day))));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return withDeadline(() -> {
+            try (Table t = table()) {
+                return toDay(day, t.get(new Get(dayRow(day))));
+            }
+        });
     }
 
     /** States of the days in [from, to], live ones included. */
     public Map<LocalDate, DayState> days(LocalDate from, LocalDate toInclusive) {
+        return withDeadline(() -> readDays(from, toInclusive));
+    }
+
+    private Map<LocalDate, DayState> readDays(LocalDate from, LocalDate toInclusive) {
         Map<LocalDate, DayState> out = new LinkedHashMap<>();
         for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
             out.put(d, new DayState(d));
@@ -272,15 +276,65 @@ public final class MetaStore {
     }
 
     public Optional<KeyRecord> key(String hash) {
-        try (Table t = table()) {
-            Result r = t.get(new Get(Bytes.toBytes("key/" + hash)));
-            if (r.isEmpty() || r.getValue(F, ROLE) == null) {
-                return Optional.empty();
+        return withDeadline(() -> {
+            try (Table t = table()) {
+                Result r = t.get(new Get(Bytes.toBytes("key/" + hash)));
+                if (r.isEmpty() || r.getValue(F, ROLE) == null) {
+                    return Optional.empty();
+                }
+                return Optional.of(toKey(hash, r));
             }
-            return Optional.of(toKey(hash, r));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        });
+    }
+
+    /**
+     * Runs a read of a request path under a hard deadline when this store has an operation
+     * timeout. HBase's own operation timeout does not cover a caller parked on the connection's
+     * region-lookup lock while another thread waits out a meta lookup (minutes during an outage);
+     * so the read runs on a small bounded pool and the caller stops waiting at the deadline
+     * (503 upstream). A full pool refuses at once rather than queueing callers behind a dead HBase.
+     */
+    private <T> T withDeadline(java.util.concurrent.Callable<T> read) {
+        if (operationTimeout == null) {
+            try {
+                return read.call();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (Exception e) {
+                throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+            }
         }
+        java.util.concurrent.Future<T> f;
+        try {
+            f = DeadlinePool.POOL.submit(read);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new UncheckedIOException(new IOException("meta table busy: too many reads already waiting for HBase"));
+        }
+        try {
+            return f.get(operationTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            f.cancel(true);
+            throw new UncheckedIOException(new IOException("meta table did not answer within " + operationTimeout.toMillis() + " ms"));
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw new UncheckedIOException(io);
+            }
+            throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UncheckedIOException(new IOException("interrupted while reading the meta table"));
+        }
+    }
+
+    /** Threads for deadline-bound meta reads, shared by every store of the process; daemon, bounded. */
+    private static final class DeadlinePool {
+        static final java.util.concurrent.ExecutorService POOL = new java.util.concurrent.ThreadPoolExecutor(4, 4, 60,
+                java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(256), r -> {
+                    Thread t = new Thread(r, "adreport-meta-read");
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     public List<KeyRecord> keys() {

@@ -10,6 +10,7 @@ import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.check.AdController;
+import io.adreport.serving.check.CapDecider;
 import io.adreport.serving.check.CheckController;
 import io.adreport.serving.registry.CampaignRegistry;
 import io.javalin.http.HandlerType;
@@ -39,8 +40,9 @@ public final class ServingRoutes implements AutoCloseable {
         }
         CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
-        CheckController check = new CheckController(connection, layout, registry, hasher,
-                new UnidentifiedDevices(hasher, profiles.placeholders()), config, clock, metrics);
+        CapDecider decider = new CapDecider(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
+                config, clock, metrics);
+        CheckController check = new CheckController(decider, config, metrics);
         ApiRoute route = new ApiRoute(HandlerType.POST, "/v1/serve/check",
                 "Frequency caps and segments of one device for up to serve.max.campaigns campaigns (adserver keys); one Get",
                 "serving", true, List.of(),
@@ -48,8 +50,7 @@ public final class ServingRoutes implements AutoCloseable {
                         400, "a field breaks a rule", 401, "no, unknown or revoked API key", 403, "not an adserver key",
                         503, "HBase unavailable"),
                 check::check);
-        AdController ads = new AdController(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
-                config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
+        AdController ads = new AdController(decider, registry, config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
         ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
                 "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-capped campaigns of the zone, "
                         + "random among ties; impression id and beacon URLs; one Get", "serving", true, List.of(),

@@ -95,13 +95,7 @@ public final class Commands {
                 return KeysCommand.run(Context.from(settings), args, out);
             }
             case "aggregator", "report-api" -> {
-                if (command.equals("aggregator")) {
-                    // Next to a local stack: hash device ids with the stack's secret, so that both instances store the same values.
-                    java.nio.file.Path secret = Context.from(settings).core().dataDir().resolve("device.secret");
-                    if (java.nio.file.Files.isRegularFile(secret)) {
-                        settings.putDefault("device.hash.secret", java.nio.file.Files.readString(secret).trim());
-                    }
-                }
+                // Next to a local stack, Services.hasher takes the stack's generated secret from the data directory.
                 return ServiceCommand.run(command, Context.from(settings), out);
             }
             case "config" -> {

@@ -3,16 +3,9 @@ package io.adreport.serving.check;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.adreport.report.api.BearerAuth;
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.schema.campaign.Campaign;
-import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.schema.profile.UnidentifiedDevices;
-import io.adreport.schema.profile.ViewCells;
-import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
 import io.adreport.serving.registry.CampaignRegistry;
 import io.javalin.http.Context;
@@ -21,19 +14,15 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
-import org.apache.hadoop.hbase.client.Connection;
 
 /**
  * {@code POST /v1/serve/ad}: the ad server's choice for one request.
@@ -44,10 +33,8 @@ import org.apache.hadoop.hbase.client.Connection;
  *           "ads": [{"advertiser", "campaign", "creative", "ecpmMicros", "score", "impressionId",
  *                    "beacons": {"impression": URL, "click": URL}}]}</pre>
  *
- * Eligible: an ad of the zone whose campaign is registered, serves today (active, within its
- * dates) and is not capped for the device (the same rule and the same single profile Get as
- * {@link CheckController}); an unidentified device is eligible only for uncapped campaigns unless
- * {@code serve.unidentified=allow}. The choice is {@link AdSelector}'s. Each chosen ad carries a
+ * Eligible: an ad of the zone whose campaign is registered and allowed by {@link CapDecider} (the
+ * same decision and the same single profile Get as {@link CheckController}). The choice is {@link AdSelector}'s. Each chosen ad carries a
  * fresh impression id and the pixel URLs to fire: the impression beacon is complete (its time is
  * the serve time); the click beacon needs {@code &ts=<epoch ms>} appended when the click happens.
  * Cost: one profile Get plus the in-memory registry. Budgets and pacing plug in as further
@@ -57,25 +44,18 @@ public final class AdController {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int MAX_COUNT = 10;
 
-    private final ProfileReader reader;
+    private final CapDecider decider;
     private final CampaignRegistry registry;
-    private final DeviceHasher hasher;
-    private final UnidentifiedDevices unidentified;
-    private final ServeConfig config;
     private final Clock clock;
     private final java.util.function.Supplier<RandomGenerator> rng;
     private final String beaconBase;
     private final Metrics.Histogram latency;
     private final Metrics.Counter unfilled;
 
-    public AdController(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
-                        UnidentifiedDevices unidentified, ServeConfig config, Clock clock, java.util.function.Supplier<RandomGenerator> rng,
-                        Metrics metrics) {
-        this.reader = new ProfileReader(connection, layout, config.timelineReads());
+    public AdController(CapDecider decider, CampaignRegistry registry, ServeConfig config, Clock clock,
+                        java.util.function.Supplier<RandomGenerator> rng, Metrics metrics) {
+        this.decider = decider;
         this.registry = registry;
-        this.hasher = hasher;
-        this.unidentified = unidentified;
-        this.config = config;
         this.clock = clock;
         this.rng = rng;
         this.beaconBase = config.beaconUrl().replaceAll("/+$", "") + "/v1/pixel?";
@@ -97,50 +77,20 @@ public final class AdController {
 
     public void serve(Context ctx) throws IOException {
         long start = System.nanoTime();
-        var role = BearerAuth.role(ctx);
-        if (!role.isAdserver() && !role.isAnalyst()) {
-            throw new AccessDenied("only adserver (or analyst) keys may call the serving endpoints");
-        }
+        CapDecider.requireServingRole(ctx);
         Request req = parse(ctx.bodyAsBytes());
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
-        long now = clock.millis();
-        Optional<ZoneInventory> zone = registry.zone(req.site(), req.zone());
-        List<Ad> candidates = new ArrayList<>();
-        Map<String, Campaign> campaigns = new LinkedHashMap<>();
-        for (Ad ad : zone.map(ZoneInventory::ads).orElse(List.of())) {
-            Optional<Campaign> c = registry.find(ad.campaignKey());
-            if (c.isPresent() && c.get().servesOn(today)) {
-                candidates.add(ad);
-                campaigns.put(ad.campaignKey(), c.get());
-            }
-        }
-        boolean unknownDevice = unidentified.isUnidentifiedRaw(req.device());
-        String deviceState = "unidentified";
-        boolean stale = false;
+        List<Ad> ads = registry.zone(req.site(), req.zone()).map(ZoneInventory::ads).orElse(List.of());
+        Set<String> keys = new LinkedHashSet<>();
+        ads.forEach(a -> keys.add(a.campaignKey()));
+        CapDecider.Decision d = decider.decide(req.device(), keys);
         List<Ad> eligible = new ArrayList<>();
-        if (unknownDevice) {
-            for (Ad ad : candidates) {
-                if (!config.denyUnidentified() || campaigns.get(ad.campaignKey()).caps().isEmpty()) {
-                    eligible.add(ad);
-                }
-            }
-        } else {
-            List<byte[]> prefixes = new ArrayList<>();
-            for (Campaign c : campaigns.values()) {
-                if (!c.caps().isEmpty()) {
-                    prefixes.add(ViewCells.prefix(c.advertiser(), c.campaign()));
-                }
-            }
-            ProfileReader.Profile p = reader.read(hasher.hash(req.device()), prefixes);
-            deviceState = p.found() ? "known" : "new";
-            stale = p.stale();
-            for (Ad ad : candidates) {
-                long[] views = p.views().getOrDefault(ad.campaignKey(), new long[0]);
-                if (CapCheck.firstReached(campaigns.get(ad.campaignKey()), views, views.length, now) == null) {
-                    eligible.add(ad);
-                }
+        for (Ad ad : ads) {
+            CapDecider.Verdict v = d.verdicts().get(ad.campaignKey());
+            if (v.allowed() && v.campaign().isPresent()) { // an unregistered campaign is never served
+                eligible.add(ad);
             }
         }
+        long now = clock.millis();
         List<Chosen> chosen = new ArrayList<>();
         for (AdSelector.Ranked r : AdSelector.rank(eligible, req.keywords(), req.count(), rng.get())) {
             chosen.add(chosen(r, req, now));
@@ -148,7 +98,7 @@ public final class AdController {
         if (chosen.isEmpty()) {
             unfilled.inc();
         }
-        ctx.json(new Response(deviceState, stale, chosen));
+        ctx.json(new Response(d.device(), d.stale(), chosen));
         latency.observeNanos(System.nanoTime() - start);
     }
 

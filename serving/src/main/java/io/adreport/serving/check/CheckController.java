@@ -3,29 +3,16 @@ package io.adreport.serving.check;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.adreport.report.api.BearerAuth;
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.schema.campaign.Campaign;
-import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.schema.profile.UnidentifiedDevices;
-import io.adreport.schema.profile.ViewCells;
-import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
-import io.adreport.serving.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.io.IOException;
-import java.time.Clock;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import org.apache.hadoop.hbase.client.Connection;
 
 /**
  * {@code POST /v1/serve/check}: may these campaigns be shown to this device now?
@@ -46,26 +33,15 @@ public final class CheckController {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int MAX_DEVICE_LENGTH = 256;
 
-    private final ProfileReader reader;
-    private final CampaignRegistry registry;
-    private final DeviceHasher hasher;
-    private final UnidentifiedDevices unidentified;
-    private final ServeConfig config;
-    private final Clock clock;
+    private final CapDecider decider;
+    private final int maxCampaigns;
     private final Metrics.Histogram latency;
-    private final Metrics.Counter staleReads;
 
-    public CheckController(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
-                           UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics) {
-        this.reader = new ProfileReader(connection, layout, config.timelineReads());
-        this.registry = registry;
-        this.hasher = hasher;
-        this.unidentified = unidentified;
-        this.config = config;
-        this.clock = clock;
+    public CheckController(CapDecider decider, ServeConfig config, Metrics metrics) {
+        this.decider = decider;
+        this.maxCampaigns = config.maxCampaigns();
         this.latency = metrics.histogram("adreport_serve_check_seconds", "Latency of POST /v1/serve/check (parse, one Get, answer)",
                 new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
-        this.staleReads = metrics.counter("adreport_serve_stale_reads_total", "Profile reads answered by a secondary replica");
     }
 
     /** One campaign's answer. */
@@ -80,62 +56,21 @@ public final class CheckController {
 
     public void check(Context ctx) throws IOException {
         long start = System.nanoTime();
-        var role = BearerAuth.role(ctx);
-        if (!role.isAdserver() && !role.isAnalyst()) {
-            throw new AccessDenied("only adserver (or analyst) keys may call the serving endpoints");
-        }
+        CapDecider.requireServingRole(ctx);
         Request req = parse(ctx.bodyAsBytes());
-        long now = clock.millis();
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
-        List<Answer> answers = new ArrayList<>(req.campaigns().size());
-        Response response;
-        if (unidentified.isUnidentifiedRaw(req.device())) {
-            for (String key : req.campaigns()) {
-                Optional<Campaign> c = registry.find(key);
-                Answer a = serving(key, c, today);
-                if (a == null) {
-                    boolean capped = c.isPresent() && !c.get().caps().isEmpty();
-                    a = capped && config.denyUnidentified()
-                            ? new Answer(key, false, "unidentified", null, null, null, null)
-                            : new Answer(key, true, null, null, null, null, c.isPresent() ? null : Boolean.FALSE);
-                }
-                answers.add(a);
+        CapDecider.Decision d = decider.decide(req.device(), req.campaigns());
+        List<Answer> answers = new ArrayList<>(d.verdicts().size());
+        d.verdicts().forEach((key, v) -> {
+            Boolean registered = v.campaign().isPresent() ? null : Boolean.FALSE;
+            if (v.reached() != null) {
+                answers.add(new Answer(key, false, v.reason(), v.reached().cap().window().text(), v.reached().cap().max(),
+                        v.reached().count(), null));
+            } else {
+                answers.add(new Answer(key, v.allowed(), v.reason(), null, null, null, v.allowed() ? registered : null));
             }
-            response = new Response("unidentified", false, Map.of(), answers);
-        } else {
-            List<byte[]> prefixes = new ArrayList<>();
-            for (String key : req.campaigns()) {
-                registry.find(key).filter(c -> !c.caps().isEmpty())
-                        .ifPresent(c -> prefixes.add(ViewCells.prefix(c.advertiser(), c.campaign())));
-            }
-            ProfileReader.Profile p = reader.read(hasher.hash(req.device()), prefixes);
-            if (p.stale()) {
-                staleReads.inc();
-            }
-            for (String key : req.campaigns()) {
-                Optional<Campaign> c = registry.find(key);
-                Answer a = serving(key, c, today);
-                if (a == null) {
-                    long[] views = p.views().getOrDefault(key, new long[0]);
-                    CapCheck.Reached reached = c.isEmpty() ? null : CapCheck.firstReached(c.get(), views, views.length, now);
-                    a = reached == null
-                            ? new Answer(key, true, null, null, null, null, c.isPresent() ? null : Boolean.FALSE)
-                            : new Answer(key, false, "capped", reached.cap().window().text(), reached.cap().max(), reached.count(), null);
-                }
-                answers.add(a);
-            }
-            response = new Response(p.found() ? "known" : "new", p.stale(), p.segments(), answers);
-        }
-        ctx.json(response);
+        });
+        ctx.json(new Response(d.device(), d.stale(), d.segments(), answers));
         latency.observeNanos(System.nanoTime() - start);
-    }
-
-    /** A refusal for a registered campaign that may not serve today, else null. */
-    private static Answer serving(String key, Optional<Campaign> c, LocalDate today) {
-        if (c.isEmpty() || c.get().servesOn(today)) {
-            return null;
-        }
-        return new Answer(key, false, c.get().status() == Campaign.Status.paused ? "paused" : "not-serving", null, null, null, null);
     }
 
     record Request(String device, List<String> campaigns) {
@@ -156,8 +91,8 @@ public final class CheckController {
             throw bad("device", "must be a string of at most " + MAX_DEVICE_LENGTH + " characters");
         }
         JsonNode cs = root.get("campaigns");
-        if (cs == null || !cs.isArray() || cs.isEmpty() || cs.size() > config.maxCampaigns()) {
-            throw bad("campaigns", "must be an array of 1.." + config.maxCampaigns() + " \"advertiser/campaign\" strings");
+        if (cs == null || !cs.isArray() || cs.isEmpty() || cs.size() > maxCampaigns) {
+            throw bad("campaigns", "must be an array of 1.." + maxCampaigns + " \"advertiser/campaign\" strings");
         }
         Set<String> keys = new LinkedHashSet<>();
         for (JsonNode c : cs) {

@@ -69,7 +69,8 @@ public final class Aggregator implements AutoCloseable {
     /** Starts an aggregator over the shared {@code connection}; tables must exist (schema apply). */
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock) {
-        return start(connection, layout, parser, config, clock, TableSource.of(connection, config.hbaseTimeout()), new Metrics());
+        return start(connection, layout, parser, config, clock, TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()),
+                new Metrics());
     }
 
     /**
@@ -92,7 +93,8 @@ public final class Aggregator implements AutoCloseable {
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
         // One RPC timeout of a counter call (TableSource.of) after an uncertain call returned: a request
         // that reached a region server before then and still waits in its queue has passed its deadline.
-        SendGate gate = new SendGate(Duration.ofMillis(Math.min(config.hbaseTimeout().toMillis(), 60_000)));
+        long counterCallMs = Math.max(config.hbaseTimeout().toMillis(), config.flushTimeout().toMillis());
+        SendGate gate = new SendGate(Duration.ofMillis(Math.min(counterCallMs, 60_000)));
         DayCloseWatcher watcher = new DayCloseWatcher(new MetaStore(connection, layout, clock), clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());

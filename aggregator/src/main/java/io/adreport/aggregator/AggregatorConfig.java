@@ -32,12 +32,14 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param dedupFilterMaxBytes memory bound of those filters
  * @param bufferMaxAge      age of the oldest buffered delta that pushes back on ingest like a full buffer (zero: off)
  * @param instances         aggregator processes that may receive the same event (more than 1: put-if-absent raw writes)
+ * @param flushTimeout      operation timeout of one counter flush call ({@code Table.batch} of Increments)
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
-                               long dedupFilterMaxBytes, Duration bufferMaxAge, int instances) {
+                               long dedupFilterMaxBytes, Duration bufferMaxAge, int instances,
+                               Duration flushTimeout) {
 
     /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
     public enum Mode {
@@ -95,6 +97,10 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                     "Table.batch calls in flight at once during a flush: the server applies increments of one call one by one")
             .define("hbase.timeout.ms", Type.DURATION_MS, "15000", "100..600000", ConfigDef.between(100, 600_000),
                     "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503")
+            .define("flush.timeout.ms", Type.DURATION_MS, "60000", "1000..600000", ConfigDef.between(1_000, 600_000),
+                    "Operation timeout of one counter flush call (flush.batch.rows Increments). A call that outlasts it "
+                            + "leaves its increments uncertain: never resent, left to the nightly job. Longer than "
+                            + "hbase.timeout.ms because a flush is off the request path and a full buffer pushes back on ingest")
             .define("flush.durability", Type.STRING, "sync_wal", "sync_wal or async_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
                     "WAL durability of counter increments. async_wal lets the region server acknowledge before the WAL sync: "
                             + "faster, and a region-server crash can then lose up to about a second of live increments, "
@@ -114,7 +120,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
 
     public AggregatorConfig {
         if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
-                || heartbeatInterval == null || hbaseTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
+                || heartbeatInterval == null || hbaseTimeout == null || flushTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
         if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
@@ -148,7 +154,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 v.millis("hbase.timeout.ms"),
                 Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
                 v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20),
-                v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"));
+                v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"), v.millis("flush.timeout.ms"));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

@@ -16,10 +16,40 @@ import org.apache.hadoop.hbase.client.Table;
 public interface TableSource {
     Table open(TableName name) throws IOException;
 
+    /**
+     * A table for the counter flush's {@code Table.batch} calls. A flush is off the request path
+     * and its calls are large (up to {@code flush.batch.rows} Increments), so it gets its own,
+     * longer timeout: a call that times out leaves its increments uncertain (never resent, left
+     * to the nightly job), which under a transient overload is worse than waiting — the full
+     * buffer pushes back on ingest meanwhile. By default the same as {@link #open}.
+     */
+    default Table openForFlush(TableName name) throws IOException {
+        return open(name);
+    }
+
     /** Tables of {@code connection} whose every operation gives up after {@code timeout}. */
     static TableSource of(Connection connection, Duration timeout) {
+        return of(connection, timeout, timeout);
+    }
+
+    /** As {@link #of(Connection, Duration)}, with {@code flushTimeout} for {@link #openForFlush}. */
+    static TableSource of(Connection connection, Duration timeout, Duration flushTimeout) {
+        return new TableSource() {
+            @Override
+            public Table open(TableName name) {
+                return build(connection, name, timeout);
+            }
+
+            @Override
+            public Table openForFlush(TableName name) {
+                return build(connection, name, flushTimeout);
+            }
+        };
+    }
+
+    private static Table build(Connection connection, TableName name, Duration timeout) {
         int ms = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-        return name -> connection.getTableBuilder(name, null)
+        return connection.getTableBuilder(name, null)
                 .setOperationTimeout(ms)
                 .setRpcTimeout(Math.min(ms, 60_000))
                 .build();

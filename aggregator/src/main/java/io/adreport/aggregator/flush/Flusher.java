@@ -162,7 +162,7 @@ public final class Flusher {
         }
         Object[] results = new Object[actions.size()];
         Throwable failure = null;
-        try (Table t = tables.open(name)) {
+        try (Table t = tables.openForFlush(name)) {
             t.batch(actions, results);
         } catch (IOException e) {
             failure = e;

@@ -30,7 +30,7 @@ public final class Services {
         AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
         EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hasher(ctx));
         return Aggregator.start(connection, ctx.layout(), parser, config, clock,
-                TableSource.of(connection, config.hbaseTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
+                TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
     }
 
     /**

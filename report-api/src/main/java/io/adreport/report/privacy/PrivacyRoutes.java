@@ -127,14 +127,11 @@ public final class PrivacyRoutes implements AutoCloseable {
             if (!v.isTextual() && !v.isIntegralNumber()) {
                 throw bad("device", "must be a string");
             }
-            String s = v.asText();
-            if (s.isEmpty() || s.length() > 1024 || s.chars().anyMatch(Character::isISOControl)) {
-                throw bad("device", "must be 1..1024 characters without control characters");
+            try {
+                return DeletionStore.requireDevice(v.asText(), unidentified);
+            } catch (IllegalArgumentException e) {
+                throw bad("device", e.getMessage());
             }
-            if (unidentified.isUnidentifiedRaw(s)) {
-                throw bad("device", "names no device (empty, all-zero or a placeholder id): nothing is kept under it");
-            }
-            return s;
         }
 
         private static void requireRole(Role role) {

@@ -63,6 +63,25 @@ public final class DeletionStore {
         this.layout = layout;
     }
 
+    /**
+     * Checks a raw device id of a deletion request (API or command line) and returns it: the id is
+     * hashed exactly as ingest hashed it, so it is taken as is (no trimming, no case change).
+     *
+     * @throws IllegalArgumentException with the rule broken, for the field {@code device}
+     */
+    public static String requireDevice(String raw, io.adreport.schema.profile.UnidentifiedDevices unidentified) {
+        if (raw == null) {
+            throw new IllegalArgumentException("is required");
+        }
+        if (raw.isEmpty() || raw.length() > 1024 || raw.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("must be 1..1024 characters without control characters");
+        }
+        if (unidentified.isUnidentifiedRaw(raw)) {
+            throw new IllegalArgumentException("names no device (empty, all-zero or a placeholder id): nothing is kept under it");
+        }
+        return raw;
+    }
+
     /** True for a well-formed deletion id. */
     public static boolean validId(String id) {
         return id != null && ID.matcher(id).matches();

@@ -50,7 +50,12 @@ public final class PrivacyRoutes implements AutoCloseable {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
             return new PrivacyRoutes(List.of(), null);
         }
-        DeletionWorker worker = new DeletionWorker(connection, layout, config, clock, metrics).start();
+        return create(layout, new DeletionWorker(connection, layout, config, clock, metrics).start(), hasher, unidentified, clock, metrics);
+    }
+
+    /** With a given worker (tests drive an unstarted one tick by tick). */
+    static PrivacyRoutes create(TableLayout layout, DeletionWorker worker, DeviceHasher hasher, UnidentifiedDevices unidentified,
+                                Clock clock, Metrics metrics) {
         Controller c = new Controller(worker.store(), worker, hasher, unidentified, clock,
                 metrics.counter("adreport_privacy_deletions_requested_total", "Privacy deletions requested"));
         Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "not an analyst or privacy key",

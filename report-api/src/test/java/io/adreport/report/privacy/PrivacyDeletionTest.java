@@ -270,6 +270,23 @@ class PrivacyDeletionTest {
 
     @Test
     @Order(4)
+    void a_snapshot_taken_before_the_request_holds_the_deletion_at_compacted_until_it_is_gone() throws Exception {
+        String snapshot = layout.namespace() + "_before_request";
+        hbase.connection().getAdmin().snapshot(snapshot, layout.profilesTable());
+        Thread.sleep(5);
+        HttpResponse<String> created = post("/v1/privacy/deletions", privacyKey, "{\"device\":\"dev-snapshotted\"}");
+        String id = JSON.readTree(created.body()).path("id").asText();
+        tickUntil(id, DeletionStep.COMPACTED);
+        for (int i = 0; i < 5; i++) {
+            worker.tick();
+        }
+        assertEquals("compacted", status(id).path("step").asText(), "an older snapshot still holds the old files");
+        hbase.connection().getAdmin().deleteSnapshot(snapshot);
+        assertEquals("done", tickUntil(id, DeletionStep.DONE).path("step").asText());
+    }
+
+    @Test
+    @Order(5)
     void a_started_worker_carries_a_request_through_without_being_ticked() throws Exception {
         DeletionWorker started = newWorker(100).start();
         try {

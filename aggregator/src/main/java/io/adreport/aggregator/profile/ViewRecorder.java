@@ -3,6 +3,7 @@ package io.adreport.aggregator.profile;
 import io.adreport.aggregator.TableSource;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.EventIndexCells;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.ProfileModel;
@@ -25,7 +26,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes each newly stored impression into its device's view history (family {@code fc} of the
  * profiles table, layout in {@link ViewCells}) BEFORE the impression is acknowledged, so a
- * frequency-cap check made after the ack sees it.
+ * frequency-cap check made after the ack sees it. In the same Put (same row) it writes the
+ * device's reverse-index cell ({@link EventIndexCells}, family {@code ev}) of every stored event
+ * that carries a device, impression or not, so that a privacy deletion finds the device's raw
+ * rows without a scan; the index cell of an event is durable before its ack, like its view.
  *
  * <p><b>Failure.</b> A view that could not be written fails its event's answer (503) although the
  * raw row is stored and counted: the client retries, the retry is found a duplicate, and the
@@ -55,6 +59,7 @@ public final class ViewRecorder {
     private final Metrics.Counter skipped;
     private final Metrics.Counter failed;
     private final Metrics.Counter hot;
+    private final Metrics.Counter indexed;
     private final ConcurrentHashMap<String, AtomicInteger> perMinute = new ConcurrentHashMap<>();
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     private volatile long minute;
@@ -75,33 +80,45 @@ public final class ViewRecorder {
                 "Impressions not written to a profile: no device or an unidentified (placeholder) device");
         this.failed = registry.counter("adreport_profile_view_failures_total",
                 "Impressions whose view could not be written (answered 503; a retry or the nightly pass repairs it)");
+        this.indexed = registry.counter("adreport_device_index_cells_written_total",
+                "Reverse-index cells written (one per stored event that carries an identified device; what a privacy deletion reads)");
         this.hot = registry.counter("adreport_hot_devices_total",
                 "Devices seen above profiles.hot.views.per.minute in a minute (counted once per device and minute)");
     }
 
-    /** True when {@link #record} would write a view for {@code e}. */
+    /** True when {@link #record} would write something (a view, an index cell) for {@code e}. */
     public boolean wants(Event e) {
-        return ProfileModel.IMPRESSION.equals(e.type()) && e.hashed().get(ProfileModel.DEVICE_FIELD) != null;
+        return e.hashed().get(ProfileModel.DEVICE_FIELD) != null;
     }
 
     /**
-     * Writes the views of {@code events} (non-impressions are ignored) and returns the events whose
-     * view could not be written; empty when all are durable.
+     * Writes the views of {@code events} (impressions) and the index cells of all of them,
+     * {@code rawKeys.get(i)} being the raw row key of {@code events.get(i)}; returns the events
+     * whose cells could not be written; empty when all are durable.
      */
-    public List<Event> record(List<Event> events) {
+    public List<Event> record(List<Event> events, List<byte[]> rawKeys) {
         List<Put> puts = new ArrayList<>(events.size());
         List<Event> putEvents = new ArrayList<>(events.size());
-        for (Event e : events) {
+        List<Boolean> hasView = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            Event e = events.get(i);
             if (!wants(e)) {
                 continue;
             }
             String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
+            boolean impression = ProfileModel.IMPRESSION.equals(e.type());
             Put put = unidentified.isUnidentifiedHash(device) ? null : ViewCells.put(keys, e);
-            if (put == null) {
+            if (put == null && impression) {
                 skipped.inc();
-                continue;
             }
-            noteRate(device);
+            if (unidentified.isUnidentifiedHash(device)) {
+                continue; // a placeholder id names no device: no profile, no index
+            }
+            if (put != null) {
+                noteRate(device);
+            }
+            hasView.add(put != null);
+            put = EventIndexCells.add(put != null ? put : new Put(keys.row(device)), rawKeys.get(i));
             puts.add(put.setDurability(Durability.SYNC_WAL));
             putEvents.add(e);
         }
@@ -118,12 +135,17 @@ public final class ViewRecorder {
         }
         List<Event> failures = new ArrayList<>();
         for (int i = 0; i < results.length; i++) {
-            if (results[i] == null || results[i] instanceof Throwable) {
+            boolean ok = results[i] != null && !(results[i] instanceof Throwable);
+            if (!ok) {
                 failures.add(putEvents.get(i));
             }
+            if (hasView.get(i)) {
+                (ok ? written : failed).inc();
+            }
+            if (ok) {
+                indexed.inc();
+            }
         }
-        written.add(puts.size() - failures.size());
-        failed.add(failures.size());
         return failures;
     }
 

@@ -106,7 +106,8 @@ public final class GroupCommit {
     /**
      * @param conditional raw writes are put-if-absent (several aggregator instances may receive the
      *                    same event); the caller turns the dedup filter off with it
-     * @param views       writes each stored impression's device view before its answer; may be null
+     * @param views       writes each stored impression's device view, and each stored event's device
+     *                    reverse-index cell, before its answer; may be null
      */
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
                        AggregatorMetrics metrics, StoredIds storedIds, boolean conditional, ViewRecorder views) {
@@ -254,8 +255,9 @@ public final class GroupCommit {
     }
 
     /**
-     * Device views of stored impressions, and again of duplicates (a retry after a failed view
-     * write repairs it; the cell is idempotent). A failed view fails its event's answer.
+     * Device views of stored impressions and reverse-index cells of stored events with a device,
+     * and again of duplicates (a retry after a failed write repairs it; the cells are idempotent).
+     * A failed write fails its event's answer.
      */
     private void recordViews(List<Entry> owned) {
         if (views == null) {
@@ -270,7 +272,9 @@ public final class GroupCommit {
         if (byEvent.isEmpty()) {
             return;
         }
-        for (Event failed : views.record(new ArrayList<>(byEvent.keySet()))) {
+        List<Event> events = new ArrayList<>(byEvent.keySet());
+        List<byte[]> rawKeys = events.stream().map(ev -> byEvent.get(ev).key.row()).toList();
+        for (Event failed : views.record(events, rawKeys)) {
             byEvent.get(failed).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
         }
     }

@@ -20,7 +20,10 @@ public final class Commands {
                                                  recount a day (or the days from..to, both included, oldest first,
                                                  one line each) from raw events and correct the counters
               segments load FILE                 bulk-load audience segments (CSV device,segment,score) into device profiles
-              keys add --role analyst|adserver|advertiser:ID|publisher:ID
+              privacy delete DEVICE [--wait]     delete what is held about a device (raw events keep counting without it;
+                                                 profile and index deleted); prints the deletion id, with --wait its steps.
+                                                 A running report API (local or report-api) carries it out
+              keys add --role analyst|adserver|privacy|advertiser:ID|publisher:ID
               keys revoke KEY_OR_HASH_PREFIX
               keys list
               replay FILE [--rate N] [--url URL] [...]   post an NDJSON or CSV file of events (replay --help)
@@ -43,7 +46,7 @@ public final class Commands {
 
     private static final Set<String> VALUED = Set.of("data-dir", "cube", "config", "port", "ingest-port", "namespace",
             "role", "day", "from", "to", "demo-rate");
-    private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help");
+    private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help", "wait");
 
     private Commands() {
     }
@@ -90,6 +93,9 @@ public final class Commands {
             }
             case "segments" -> {
                 return SegmentsCommand.run(Context.from(settings), args, out);
+            }
+            case "privacy" -> {
+                return PrivacyCommand.run(Context.from(settings), args, out);
             }
             case "keys" -> {
                 return KeysCommand.run(Context.from(settings), args, out);

@@ -4,6 +4,7 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.launcher.local.LocalStack;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.report.ReportConfig;
+import io.adreport.report.privacy.PrivacyConfig;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.serving.ServeConfig;
 import io.adreport.schema.config.ConfigDef;
@@ -16,7 +17,7 @@ public final class ConfigDefs {
     }
 
     public static List<ConfigDef> all() {
-        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ProfileConfig.DEF, ServeConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
+        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ProfileConfig.DEF, ServeConfig.DEF, PrivacyConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
     }
 
     /** The README's configuration section. */

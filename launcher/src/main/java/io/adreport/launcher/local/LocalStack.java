@@ -131,8 +131,8 @@ public final class LocalStack {
         started.push(connection);
         try (Admin admin = connection.getAdmin()) {
             SchemaApplier.Report report = new SchemaApplier(ctx.layout()).apply(admin, false);
-            LOG.info("schema: {} tables created, {} ok, {} with drift", report.count(SchemaApplier.Action.CREATED),
-                    report.count(SchemaApplier.Action.OK), report.count(SchemaApplier.Action.DRIFT));
+            LOG.info("schema: {} tables created, {} extended, {} ok, {} with drift", report.count(SchemaApplier.Action.CREATED),
+                    report.count(SchemaApplier.Action.EXTENDED), report.count(SchemaApplier.Action.OK), report.count(SchemaApplier.Action.DRIFT));
             if (report.hasDrift()) {
                 out.println("adreport: WARNING the tables drift from the cube:\n" + report);
             }

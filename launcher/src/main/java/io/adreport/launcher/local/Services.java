@@ -5,7 +5,12 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.TableSource;
 import io.adreport.launcher.cli.Context;
 import io.adreport.report.ReportConfig;
+import io.adreport.report.api.ApiRoute;
 import io.adreport.report.api.ReportApi;
+import io.adreport.report.privacy.PrivacyConfig;
+import io.adreport.report.privacy.PrivacyRoutes;
+import java.util.ArrayList;
+import java.util.List;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
@@ -79,13 +84,26 @@ public final class Services {
         return reconciler.repairingViews(new ViewRepair(connection, ctx.layout(), new UnidentifiedDevices(hasher, profiles.placeholders())));
     }
 
-    /** The report API with the serving endpoints (for cubes with device profiles), started. */
+    /**
+     * The report API with the serving endpoints and the privacy deletions (for cubes with device
+     * profiles), started; the privacy deletion worker runs while the API does.
+     */
     public static Javalin reportApi(Context ctx, ReportApi.Deps deps) {
-        ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher(ctx),
-                ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)), ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
+        DeviceHasher hasher = hasher(ctx);
+        ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
+        ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher,
+                profiles, ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
                 deps.clock(), deps.metrics());
-        Javalin app = ReportApi.create(deps, serving.routes());
-        app.events(e -> e.serverStopped(serving::close));
+        PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
+                new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
+                deps.clock(), deps.metrics());
+        List<ApiRoute> extra = new ArrayList<>(serving.routes());
+        extra.addAll(privacy.routes());
+        Javalin app = ReportApi.create(deps, extra);
+        app.events(e -> e.serverStopped(() -> {
+            privacy.close();
+            serving.close();
+        }));
         return app.start(deps.config().port());
     }
 }

@@ -49,6 +49,19 @@ class CommandsTest {
     }
 
     @Test
+    void privacy_delete_checks_the_command_and_the_device_before_touching_hbase(@TempDir Path dir) {
+        String d = dir.toString();
+        String secret = "device.hash.secret=0123456789abcdef-cli";
+        assertEquals("usage: bin/adreport privacy delete DEVICE [--wait]",
+                assertThrows(Args.UsageException.class, () -> run("privacy", "delete", "--data-dir", d, "--set", secret)).getMessage());
+        assertEquals("unknown privacy command 'erase' (try: privacy delete DEVICE)", assertThrows(Args.UsageException.class,
+                () -> run("privacy", "erase", "dev-1", "--data-dir", d, "--set", secret)).getMessage());
+        String placeholder = assertThrows(Args.UsageException.class,
+                () -> run("privacy", "delete", "unknown", "--data-dir", d, "--set", secret)).getMessage();
+        assertTrue(placeholder.startsWith("device: names no device"), placeholder);
+    }
+
+    @Test
     void a_reconcile_range_checks_its_days_before_touching_hbase(@TempDir Path dir) {
         String d = dir.toString();
         assertEquals("reconcile --from needs --to (and --to needs --from): YYYY-MM-DD, both included",

@@ -7,21 +7,23 @@ import java.util.Objects;
 
 /**
  * Who a key belongs to: {@code analyst} (every rollup), {@code adserver} (the ad server: the
- * serving endpoints only, no report), or a tenant {@code KIND:ID} where KIND is a tenant
+ * serving endpoints only, no report), {@code privacy} (privacy deletions only, no report), or
+ * a tenant {@code KIND:ID} where KIND is a tenant
  * dimension of the cube ({@code advertiser}, {@code publisher} in the ads cube) and ID a value of
  * it.
  *
- * @param kind {@code analyst}, {@code adserver} or the tenant dimension
- * @param id   the tenant's value, or null for analysts and ad servers
+ * @param kind {@code analyst}, {@code adserver}, {@code privacy} or the tenant dimension
+ * @param id   the tenant's value, or null for the others
  */
 public record Role(String kind, String id) {
     public static final String ANALYST = "analyst";
     public static final String ADSERVER = "adserver";
+    public static final String PRIVACY = "privacy";
 
     public Role {
         Objects.requireNonNull(kind, "kind");
-        if ((kind.equals(ANALYST) || kind.equals(ADSERVER)) != (id == null)) {
-            throw new IllegalArgumentException("an analyst or ad server has no id; a tenant has one");
+        if ((kind.equals(ANALYST) || kind.equals(ADSERVER) || kind.equals(PRIVACY)) != (id == null)) {
+            throw new IllegalArgumentException("an analyst, ad server or privacy key has no id; a tenant has one");
         }
     }
 
@@ -31,6 +33,14 @@ public record Role(String kind, String id) {
 
     public static Role adserver() {
         return new Role(ADSERVER, null);
+    }
+
+    public static Role privacy() {
+        return new Role(PRIVACY, null);
+    }
+
+    public boolean isPrivacy() {
+        return kind.equals(PRIVACY);
     }
 
     public boolean isAnalyst() {
@@ -52,7 +62,7 @@ public record Role(String kind, String id) {
      */
     public static Role parse(String text, Cube cube) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("role must be analyst, adserver or KIND:ID");
+            throw new IllegalArgumentException("role must be analyst, adserver, privacy or KIND:ID");
         }
         if (text.equals(ANALYST)) {
             return analyst();
@@ -60,9 +70,12 @@ public record Role(String kind, String id) {
         if (text.equals(ADSERVER)) {
             return adserver();
         }
+        if (text.equals(PRIVACY)) {
+            return privacy();
+        }
         int colon = text.indexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("role must be analyst, adserver or KIND:ID (KIND one of "
+            throw new IllegalArgumentException("role must be analyst, adserver, privacy or KIND:ID (KIND one of "
                     + tenantKinds(cube) + "), not '" + text + "'");
         }
         String kind = text.substring(0, colon);

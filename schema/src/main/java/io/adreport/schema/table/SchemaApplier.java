@@ -12,9 +12,12 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 
 /**
  * {@code schema apply}: creates missing tables and verifies existing ones against the cube. It
- * never alters an existing table: a difference (family, TTL, Bloom filter, encoding, region
- * count) is reported as drift for an operator to decide on, because silently re-splitting or
- * shortening a TTL can destroy data. Idempotent: a second run creates nothing.
+ * never changes what an existing table holds: a difference (TTL, Bloom filter, encoding, region
+ * count, an unexpected family) is reported as drift for an operator to decide on, because
+ * silently re-splitting or shortening a TTL can destroy data. The one change it makes is additive:
+ * a family the cube declares and the table lacks (e.g. the device index {@code ev} added to
+ * profiles tables created before it) is added, since that touches no stored cell. Idempotent: a
+ * second run creates nothing.
  */
 public final class SchemaApplier {
 
@@ -32,7 +35,7 @@ public final class SchemaApplier {
     }
 
     public enum Action {
-        CREATED("created"), WOULD_CREATE("missing"), OK("ok"), DRIFT("drift");
+        CREATED("created"), WOULD_CREATE("missing"), EXTENDED("extended"), OK("ok"), DRIFT("drift");
 
         final String label;
 
@@ -61,6 +64,9 @@ public final class SchemaApplier {
             tables.forEach(t -> sb.append(t).append('\n'));
             sb.append(String.format("%d created, %d missing, %d ok, %d with drift",
                     count(Action.CREATED), count(Action.WOULD_CREATE), count(Action.OK), count(Action.DRIFT)));
+            if (count(Action.EXTENDED) > 0) {
+                sb.append(String.format(", %d extended", count(Action.EXTENDED)));
+            }
             return sb.toString();
         }
     }
@@ -92,9 +98,26 @@ public final class SchemaApplier {
                 continue;
             }
             List<String> drift = drift(admin, spec);
+            List<ColumnFamilyDescriptor> missing = missingFamilies(admin, spec);
+            if (!missing.isEmpty() && !dryRun) {
+                for (ColumnFamilyDescriptor f : missing) {
+                    admin.addColumnFamily(name, f);
+                }
+                drift = drift(admin, spec);
+                if (drift.isEmpty()) {
+                    results.add(new TableResult(name, Action.EXTENDED, missing.stream()
+                            .map(f -> "family '" + f.getNameAsString() + "' added").toList()));
+                    continue;
+                }
+            }
             results.add(new TableResult(name, drift.isEmpty() ? Action.OK : Action.DRIFT, drift));
         }
         return new Report(results);
+    }
+
+    private static List<ColumnFamilyDescriptor> missingFamilies(Admin admin, TableLayout.Spec spec) throws IOException {
+        TableDescriptor live = admin.getDescriptor(spec.descriptor().getTableName());
+        return spec.families().stream().filter(f -> live.getColumnFamily(f.getName()) == null).toList();
     }
 
     private List<String> drift(Admin admin, TableLayout.Spec spec) throws IOException {

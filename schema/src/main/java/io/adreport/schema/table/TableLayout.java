@@ -33,7 +33,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   <li>only for cubes with device profiles ({@code schema.profile.ProfileModel}):
  *       {@code NS:profiles_v1} — one row per device ({@code schema.profile.ProfileKey}): family
  *       {@code seg} (audience segments, TTL 30 days) and family {@code fc} (view history for
- *       frequency caps, TTL = the longest cap window, 120 days), pre-split on the profile salt;</li>
+ *       frequency caps, TTL = the longest cap window, 120 days) and family {@code ev} (the device's
+ *       reverse index: one cell per raw event that carries the device, qualifier = the raw row key,
+ *       {@code schema.profile.EventIndexCells}; TTL = cube.rawTtlDays like the rows it points to),
+ *       pre-split on the profile salt;</li>
+ *   <li>{@code NS:privacy} — privacy deletion requests and their steps, family {@code p},
+ *       {@code schema.privacy.DeletionStore}, no TTL, one region;</li>
  *   <li>{@code NS:campaigns} — the registry: campaigns (family {@code c},
  *       {@code schema.campaign.CampaignStore}) and zone inventories (family {@code z},
  *       {@code schema.inventory.ZoneStore}), no TTL, one region.</li>
@@ -51,6 +56,8 @@ public final class TableLayout {
     public static final byte[] CAMPAIGN_FAMILY = Bytes.toBytes("c");
     public static final byte[] ZONE_FAMILY = Bytes.toBytes("z");
     public static final byte[] RANKED_FAMILY = Bytes.toBytes("t");
+    public static final byte[] EVENT_INDEX_FAMILY = Bytes.toBytes("ev");
+    public static final byte[] PRIVACY_FAMILY = Bytes.toBytes("p");
     public static final String KEY_VERSION = "v1";
 
     private final Cube cube;
@@ -79,6 +86,10 @@ public final class TableLayout {
 
     public TableName profilesTable() {
         return TableName.valueOf(namespace, "profiles_" + KEY_VERSION);
+    }
+
+    public TableName privacyTable() {
+        return TableName.valueOf(namespace, "privacy");
     }
 
     public TableName campaignsTable() {
@@ -110,7 +121,9 @@ public final class TableLayout {
             out.add(new Spec(TableDescriptorBuilder.newBuilder(profilesTable())
                     .setColumnFamily(family(SEGMENT_FAMILY, Segments.TTL_DAYS * 86_400L))
                     .setColumnFamily(family(VIEW_FAMILY, CapWindow.LONGEST.millis() / 1000)) // family TTL is seconds
+                    .setColumnFamily(family(EVENT_INDEX_FAMILY, cube.rawTtlDays() * 86_400L))
                     .build(), RowKeyCodec.splitKeys(cube.saltBuckets())));
+            out.add(new Spec(descriptor(privacyTable(), PRIVACY_FAMILY, 0), new byte[0][]));
             out.add(new Spec(TableDescriptorBuilder.newBuilder(campaignsTable())
                     .setColumnFamily(family(CAMPAIGN_FAMILY, 0)).setColumnFamily(family(ZONE_FAMILY, 0)).build(), new byte[0][]));
         }

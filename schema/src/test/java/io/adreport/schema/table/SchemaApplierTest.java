@@ -30,13 +30,13 @@ class SchemaApplierTest {
         SchemaApplier applier = new SchemaApplier(layout);
         try (Admin admin = hbase.connection().getAdmin()) {
             SchemaApplier.Report dry = applier.apply(admin, true);
-            assertEquals(cube.rollups().size() + 5, dry.count(SchemaApplier.Action.WOULD_CREATE));
+            assertEquals(cube.rollups().size() + 6, dry.count(SchemaApplier.Action.WOULD_CREATE));
             assertFalse(admin.tableExists(layout.rawTable()), "a dry run creates nothing");
 
             SchemaApplier.Report first = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 5, first.count(SchemaApplier.Action.CREATED));
+            assertEquals(cube.rollups().size() + 6, first.count(SchemaApplier.Action.CREATED));
             SchemaApplier.Report second = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 5, second.count(SchemaApplier.Action.OK), second.toString());
+            assertEquals(cube.rollups().size() + 6, second.count(SchemaApplier.Action.OK), second.toString());
             assertEquals(0, second.count(SchemaApplier.Action.CREATED));
 
             List<RegionInfo> raw = admin.getRegions(layout.rawTable());
@@ -57,6 +57,34 @@ class SchemaApplierTest {
             assertEquals(30 * 86_400, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.SEGMENT_FAMILY).getTimeToLive());
             assertEquals(120 * 86_400, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.VIEW_FAMILY).getTimeToLive());
             assertEquals(cube.saltBuckets(), admin.getRegions(layout.profilesTable()).size());
+            // the device index expires with the raw rows it points to
+            assertEquals(cube.rawTtlDays() * 86_400,
+                    admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY).getTimeToLive());
+            assertTrue(admin.tableExists(layout.privacyTable()));
+        }
+    }
+
+    @Test
+    void a_declared_family_the_table_lacks_is_added_and_nothing_else_changes(MiniHBase hbase) throws Exception {
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("extend"));
+        SchemaApplier applier = new SchemaApplier(layout);
+        try (Admin admin = hbase.connection().getAdmin()) {
+            applier.apply(admin, false);
+            admin.deleteColumnFamily(layout.profilesTable(), TableLayout.EVENT_INDEX_FAMILY); // a table from before the index
+
+            SchemaApplier.Report dry = applier.apply(admin, true);
+            assertTrue(dry.hasDrift(), "a dry run reports the missing family: " + dry);
+            assertEquals(null, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY));
+
+            SchemaApplier.Report report = applier.apply(admin, false);
+            assertFalse(report.hasDrift(), report.toString());
+            SchemaApplier.TableResult profiles = report.tables().stream()
+                    .filter(t -> t.table().equals(layout.profilesTable())).findFirst().orElseThrow();
+            assertEquals(SchemaApplier.Action.EXTENDED, profiles.action());
+            assertEquals(List.of("family 'ev' added"), profiles.drift());
+            assertEquals(cube.rawTtlDays() * 86_400,
+                    admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY).getTimeToLive());
+            assertEquals(cube.rollups().size() + 6, applier.apply(admin, false).count(SchemaApplier.Action.OK));
         }
     }
 

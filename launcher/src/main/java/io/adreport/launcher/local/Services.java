@@ -84,7 +84,7 @@ public final class Services {
         ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher(ctx),
                 ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)), ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
                 deps.clock(), deps.metrics());
-        Javalin app = ReportApi.create(deps, serving.routes());
+        Javalin app = ReportApi.create(deps, serving.routes(), serving.rates());
         app.events(e -> e.serverStopped(serving::close));
         return app.start(deps.config().port());
     }

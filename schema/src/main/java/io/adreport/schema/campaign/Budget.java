@@ -1,7 +1,6 @@
 package io.adreport.schema.campaign;
 
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 /**
  * A campaign's spending limits, in micros of the network's currency: a daily budget (the day cut
@@ -12,6 +11,8 @@ import java.time.ZoneOffset;
  * @param timeZone       the zone in which "today" is cut (IANA id; default UTC)
  */
 public record Budget(long dailyMicros, long lifetimeMicros, ZoneId timeZone) {
+    /** The default zone of a budget. */
+    public static final ZoneId UTC = ZoneId.of("UTC");
     /** Largest budget accepted: 10^15 micros (a billion currency units); sums stay far from overflow. */
     public static final long MAX_MICROS = 1_000_000_000_000_000L;
 
@@ -22,7 +23,7 @@ public record Budget(long dailyMicros, long lifetimeMicros, ZoneId timeZone) {
             throw new CampaignInvalid("budget", "must set dailyMicros or lifetimeMicros (or leave budget out)");
         }
         if (timeZone == null) {
-            timeZone = ZoneOffset.UTC;
+            timeZone = UTC;
         }
     }
 

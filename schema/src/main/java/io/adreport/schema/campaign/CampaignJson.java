@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.LocalDate;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -103,7 +102,7 @@ public final class CampaignJson {
                 throw new CampaignInvalid("budget." + f, "unknown field (allowed: dailyMicros, lifetimeMicros, timeZone)");
             }
         }
-        ZoneId zone = ZoneOffset.UTC;
+        ZoneId zone = Budget.UTC;
         JsonNode tz = b.get("timeZone");
         if (tz != null && !tz.isNull()) {
             try {

@@ -148,7 +148,7 @@ public final class BudgetReader {
         List<BudgetStatus.BurnPoint> burn = new ArrayList<>();
         long cumulative = 0;
         for (Map.Entry<Long, Long> e : quarters.entrySet()) {
-            if (e.getKey() > now.toEpochMilli()) {
+            if (e.getKey() >= now.toEpochMilli()) {
                 break;
             }
             cumulative += e.getValue();

@@ -287,6 +287,46 @@ class BudgetTest {
         assertEquals("x-spent", campaigns(JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"bz\", \"device\": \"bdev\"}"))).get(0));
     }
 
+    @Test
+    void aCampaignAheadOfItsCurveIsOfferedOnlyOnItsPassThroughShareOfRequests() throws Exception {
+        // 13:00 UTC is midnight in Noumea (+11:00, no DST): the advertiser's day has just begun, so
+        // 2,000,000 micros in its first seconds are far ahead of the even curve of a 8,640,000,000 budget.
+        Instant t = T0.plus(Duration.ofHours(3));
+        clock.set(t);
+        assertEquals(201, put("/v1/campaigns/adv1/p-fast", adv1,
+                "{\"budget\": {\"dailyMicros\": 8640000000, \"timeZone\": \"Pacific/Noumea\"}}").statusCode());
+        assertEquals(201, put("/v1/campaigns/adv1/p-other", adv1, "{}").statusCode());
+        assertEquals(201, put("/v1/zones/site1/pz", pub, "{\"ads\": [" + zoneAd("p-fast", 9000) + "," + zoneAd("p-other", 1000) + "]}")
+                .statusCode());
+        serving.registry().refresh();
+        serving.pacing().tick(); // observes no spend at 13:00:00
+        Aggregator agg = aggregator("budget-c");
+        try {
+            clock.set(t.plusSeconds(1));
+            List<Sent> burst = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                burst.add(new Sent("impression", "p-" + i, t.plusMillis(500), "adv1", "p-fast", 100_000));
+            }
+            ingest(agg, burst);
+            agg.flushNow();
+        } finally {
+            agg.close();
+        }
+        clock.set(t.plusSeconds(2));
+        serving.pacing().tick(); // 2,000,000 micros in 2 s at rate 1: demand known, spend far ahead of the curve
+        double rate = budget("adv1", "p-fast", adv1).path("pacing").path("rate").asDouble();
+        assertTrue(rate > 0 && rate < 0.2, "ahead of its curve the campaign is throttled: rate " + rate);
+        int n = 1000;
+        int fast = 0;
+        for (int i = 0; i < n; i++) {
+            List<String> chosen = campaigns(JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"pz\", \"device\": \"pd-" + i + "\"}")));
+            assertEquals(1, chosen.size(), "the slot is always filled: by p-fast or, when it is not drawn, by p-other");
+            fast += chosen.get(0).equals("p-fast") ? 1 : 0;
+        }
+        double sigma = Math.sqrt(n * rate * (1 - rate));
+        assertTrue(Math.abs(fast - n * rate) <= 5 * sigma, "p-fast won " + fast + " of " + n + " at rate " + rate + " (5 sigma " + 5 * sigma + ")");
+    }
+
     // ---- oracle and helpers ------------------------------------------------------------------
 
     /** {today's spend in {@code zone} up to {@code now}, lifetime spend} of one campaign, from the sent events alone. */

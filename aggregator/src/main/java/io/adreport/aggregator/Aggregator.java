@@ -10,6 +10,9 @@ import io.adreport.aggregator.flush.Flusher;
 import io.adreport.aggregator.flush.NaiveCounters;
 import io.adreport.aggregator.ingest.IngestServer;
 import io.adreport.aggregator.profile.ViewRecorder;
+import io.adreport.aggregator.spend.SpendCounting;
+import io.adreport.aggregator.spend.SpendFlusher;
+import io.adreport.schema.spend.SpendRows;
 import io.adreport.aggregator.store.GroupCommit;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileModel;
@@ -34,7 +37,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running aggregator: HTTP ingest → raw store with dedup and attribution → counter fan-out
- * (coalesced or naive) → HBase counter tables, with the day-close handshake beside it.
+ * (coalesced or naive) → HBase counter tables, with the day-close handshake beside it, and (for a
+ * cube with campaigns and costs) live campaign spend → this instance's spend shard rows.
  *
  * <p>Start-up order: day-close watcher (reads the closed days once before any event is
  * counted), counter path, raw store, HTTP last. {@link #close()} runs the reverse: stop HTTP
@@ -115,6 +119,10 @@ public final class Aggregator implements AutoCloseable {
                     config.flushDurability(), metrics, gate, watcher::isClosed);
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,
                     watcher, metrics, config.flushInterval());
+        }
+        if (config.mode() != AggregatorConfig.Mode.PUT_ONLY && SpendRows.supported(layout.cube())) {
+            counters = new SpendCounting(counters, new SpendFlusher(tables, layout, config.aggregatorId(),
+                    config.spendFlushInterval(), clock, registry));
         }
         StoredIds storedIds = new StoredIds(layout, tables, clock, config.effectiveDedupFilterDays(), config.dedupFilterMaxBytes());
         registry.gauge("adreport_dedup_filter_bytes", "Heap bytes of the Bloom filters of stored raw keys (recent days)",

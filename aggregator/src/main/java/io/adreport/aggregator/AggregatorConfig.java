@@ -33,13 +33,14 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param bufferMaxAge      age of the oldest buffered delta that pushes back on ingest like a full buffer (zero: off)
  * @param instances         aggregator processes that may receive the same event (more than 1: put-if-absent raw writes)
  * @param flushTimeout      operation timeout of one counter flush call ({@code Table.batch} of Increments)
+ * @param spendFlushInterval longest time an impression's cost waits in memory before it reaches the spend rows
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
                                long dedupFilterMaxBytes, Duration bufferMaxAge, int instances,
-                               Duration flushTimeout) {
+                               Duration flushTimeout, Duration spendFlushInterval) {
 
     /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
     public enum Mode {
@@ -116,11 +117,18 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "landing on another instance). 1: dedup is exact within this process (in-flight claims, reads, "
                             + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
                             + "is stored and counted once across instances, at about 4x the cost of a plain put; the dedup "
-                            + "filter is then off. Each instance needs its own aggregator.id");
+                            + "filter is then off. Each instance needs its own aggregator.id")
+            .define("spend.flush.ms", Type.DURATION_MS, "250", "10..1000", ConfigDef.between(10, 1000),
+                    "Longest time an impression's cost waits in memory before it is added to the campaign's spend row "
+                            + "(its own small flush, never behind the counter flush); with serve.pacing.interval.ms it bounds "
+                            + "how far a campaign can overspend its budget");
 
     public AggregatorConfig {
         if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
                 || heartbeatInterval == null || hbaseTimeout == null || flushTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
+            throw new IllegalArgumentException("every aggregator setting is required");
+        }
+        if (spendFlushInterval == null) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
         if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
@@ -154,7 +162,8 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 v.millis("hbase.timeout.ms"),
                 Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
                 v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20),
-                v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"), v.millis("flush.timeout.ms"));
+                v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"), v.millis("flush.timeout.ms"),
+                v.millis("spend.flush.ms"));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */

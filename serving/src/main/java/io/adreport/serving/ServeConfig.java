@@ -16,9 +16,10 @@ import java.util.Map;
  *                        everywhere within this time
  * @param maxCampaigns    most campaigns one check may ask about
  * @param beaconUrl       base URL of the ingest that the beacon URLs of chosen ads point at
+ * @param pacingInterval  how often the pacing service re-reads every budgeted campaign's spend
  */
 public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Duration registryRefresh, int maxCampaigns,
-                          String beaconUrl) {
+                          String beaconUrl, Duration pacingInterval) {
     public static final ConfigDef DEF = new ConfigDef("Serving")
             .define("serve.unidentified", Type.STRING, "deny", "deny or allow", ConfigDef.oneOf("deny", "allow"),
                     "Check answer for an unidentified device (empty, all-zero, placeholder) on a capped campaign")
@@ -29,11 +30,15 @@ public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Durat
             .define("serve.max.campaigns", Type.INT, "500", "1..10000", ConfigDef.between(1, 10_000),
                     "Most campaigns one check may ask about")
             .define("serve.beacon.url", Type.STRING, "http://localhost:8081",
-                    "Base URL of the ingest (GET /v1/pixel) in the beacon URLs that POST /v1/serve/ad returns");
+                    "Base URL of the ingest (GET /v1/pixel) in the beacon URLs that POST /v1/serve/ad returns")
+            .define("serve.pacing.interval.ms", Type.DURATION_MS, "250", "50..60000", ConfigDef.between(50, 60_000),
+                    "How often the pacing service reads each budgeted campaign's spend (one short scan each) and republishes "
+                            + "exhausted and the pass-through rate; with spend.flush.ms it bounds the overspend of a budget");
 
     public static ServeConfig from(ConfigDef.Values v) {
         return new ServeConfig(v.string("serve.unidentified").equals("deny"), v.bool("serve.timeline.reads"),
-                v.millis("serve.registry.refresh.ms"), v.integer("serve.max.campaigns"), v.string("serve.beacon.url"));
+                v.millis("serve.registry.refresh.ms"), v.integer("serve.max.campaigns"), v.string("serve.beacon.url"),
+                v.millis("serve.pacing.interval.ms"));
     }
 
     public static ServeConfig of(Map<String, String> overrides) {

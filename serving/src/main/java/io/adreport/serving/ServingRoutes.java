@@ -12,7 +12,11 @@ import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.check.AdController;
 import io.adreport.serving.check.CapDecider;
 import io.adreport.serving.check.CheckController;
+import io.adreport.serving.pacing.PacingService;
 import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.report.budget.BudgetReader;
+import io.adreport.report.budget.PacingRates;
+import io.adreport.schema.meta.MetaStore;
 import io.javalin.http.HandlerType;
 import java.time.Clock;
 import java.util.List;
@@ -21,27 +25,33 @@ import org.apache.hadoop.hbase.client.Connection;
 
 /**
  * The ad server's endpoints, mounted on the report API's server (same keys, errors, metrics and
- * OpenAPI document). {@link #close()} stops the registry refresh.
+ * OpenAPI document). {@link #close()} stops the registry refresh and the pacing service.
  */
 public final class ServingRoutes implements AutoCloseable {
     private final CampaignRegistry registry;
     private final List<ApiRoute> routes;
+    private final PacingService pacing;
 
-    private ServingRoutes(CampaignRegistry registry, List<ApiRoute> routes) {
+    private ServingRoutes(CampaignRegistry registry, List<ApiRoute> routes, PacingService pacing) {
         this.registry = registry;
         this.routes = routes;
+        this.pacing = pacing;
     }
 
     /** The serving routes for the tables of {@code layout}; none when the cube has no profiles. */
     public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHasher hasher, ProfileConfig profiles,
                                        ServeConfig config, Clock clock, Metrics metrics) {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
-            return new ServingRoutes(null, List.of());
+            return new ServingRoutes(null, List.of(), null);
         }
         CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
+        PacingService pacing = BudgetReader.supported(layout)
+                ? new PacingService(registry, new BudgetReader(connection, layout, new MetaStore(connection, layout, clock), clock), clock, metrics)
+                        .start(config.pacingInterval())
+                : null;
         CapDecider decider = new CapDecider(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
-                config, clock, metrics);
+                config, clock, metrics, pacing, java.util.concurrent.ThreadLocalRandom::current);
         CheckController check = new CheckController(decider, config, metrics);
         ApiRoute route = new ApiRoute(HandlerType.POST, "/v1/serve/check",
                 "Frequency caps and segments of one device for up to serve.max.campaigns campaigns (adserver keys); one Get",
@@ -52,12 +62,13 @@ public final class ServingRoutes implements AutoCloseable {
                 check::check);
         AdController ads = new AdController(decider, registry, config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
         ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
-                "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-capped campaigns of the zone, "
+                "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-exhausted, not-capped "
+                        + "campaigns of the zone, throttled by their pacing rate, "
                         + "random among ties; impression id and beacon URLs; one Get", "serving", true, List.of(),
                 Map.of(200, "chosen ads in order of preference (empty when none is eligible)", 400, "a field breaks a rule",
                         401, "no, unknown or revoked API key", 403, "not an adserver key", 503, "HBase unavailable"),
                 ads::serve);
-        return new ServingRoutes(registry, List.of(route, ad));
+        return new ServingRoutes(registry, List.of(route, ad), pacing);
     }
 
     public List<ApiRoute> routes() {
@@ -69,8 +80,21 @@ public final class ServingRoutes implements AutoCloseable {
         return registry;
     }
 
+    /** The pacing service (null for a cube without spend): its rates for the budget endpoint, its ticks for tests. */
+    public PacingService pacing() {
+        return pacing;
+    }
+
+    /** The pass-through rates for {@code ReportApi.create(deps, routes, rates)}. */
+    public PacingRates rates() {
+        return pacing == null ? PacingRates.NONE : pacing;
+    }
+
     @Override
     public void close() {
+        if (pacing != null) {
+            pacing.close();
+        }
         if (registry != null) {
             registry.close();
         }

@@ -162,6 +162,20 @@ final class AdNetwork {
         return publishers.stream().map(Publisher::id).toList();
     }
 
+    /** The creative with this id, or null. */
+    Creative creative(String id) {
+        for (Advertiser a : advertisers) {
+            for (Campaign c : a.campaigns()) {
+                for (Creative cr : c.creatives()) {
+                    if (cr.id().equals(id)) {
+                        return cr;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
     Creative pickCreative(RandomGenerator rng) {
         Advertiser a = advertisers.get(advertiserPick.sample(rng));
         Campaign c = a.campaigns().get(a.campaignPick().sample(rng));

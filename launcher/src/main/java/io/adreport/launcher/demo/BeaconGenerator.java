@@ -147,17 +147,30 @@ final class BeaconGenerator {
         AdNetwork.Creative creative = network.pickCreative(rng);
         AdNetwork.Zone zone = network.pickZone(rng);
         AdNetwork.Device device = network.pickDevice(rng);
-        // The ad server skips a campaign the device is capped on and offers the slot to another;
-        // after CAP_TRIES refusals the slot goes unsold (a house ad, not a beacon).
-        for (int tries = 1; !gate.mayShow(device.id(), creative.advertiser(), creative.campaign()); tries++) {
-            if (tries == CAP_TRIES) {
-                return;
-            }
-            creative = network.pickCreative(rng);
+        String id = null;
+        long cost = 0;
+        AdServer.Served served = gate instanceof AdServer server ? server.serve(zone, device) : AdServer.LOCAL;
+        if (served == null) {
+            return; // no eligible ad (budgets, pacing, caps): the slot goes unsold
         }
-        String id = nextId('i');
-        double jitter = 0.7 + 0.6 * rng.nextDouble();
-        long cost = Math.max(1, Math.round(zone.cpmMicros() * AdNetwork.countryPriceFactor(device.country()) * jitter / 1000));
+        AdNetwork.Creative chosen = served == AdServer.LOCAL ? null : network.creative(served.creative());
+        if (chosen != null) {
+            creative = chosen;
+            id = served.impressionId();
+            cost = served.costMicros();
+        } else {
+            // The ad server skips a campaign the device is capped on and offers the slot to another;
+            // after CAP_TRIES refusals the slot goes unsold (a house ad, not a beacon).
+            for (int tries = 1; !gate.mayShow(device.id(), creative.advertiser(), creative.campaign()); tries++) {
+                if (tries == CAP_TRIES) {
+                    return;
+                }
+                creative = network.pickCreative(rng);
+            }
+            id = nextId('i');
+            double jitter = 0.7 + 0.6 * rng.nextDouble();
+            cost = Math.max(1, Math.round(zone.cpmMicros() * AdNetwork.countryPriceFactor(device.country()) * jitter / 1000));
+        }
         ObjectNode n = beacon("impression", id, ts);
         n.put("advertiser", creative.advertiser());
         n.put("campaign", creative.campaign());

@@ -9,7 +9,8 @@ import io.adreport.launcher.cli.Settings;
 import io.adreport.launcher.demo.DemoOptions;
 import io.adreport.launcher.demo.DemoCampaigns;
 import io.adreport.launcher.demo.DemoTraffic;
-import io.adreport.launcher.demo.ServeCheckGate;
+import io.adreport.launcher.demo.ServeAdClient;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.launcher.embedded.EmbeddedHBase;
 import io.adreport.reconcile.ReconcileConfig;
@@ -165,11 +166,11 @@ public final class LocalStack {
             if (!firstStart) {
                 options = options.withBackfill(0, 0);
             }
-            // The simulated ad server checks frequency caps before each live impression, as a real one would.
-            DemoCampaigns.register(new CampaignStore(connection, ctx.layout()));
+            // The simulated network asks the ad server for every live slot and fires the beacons it gets back.
+            DemoCampaigns.register(new CampaignStore(connection, ctx.layout()), new ZoneStore(connection, ctx.layout()));
             String adserverKey = deps.keys().ensureKeyFile(dataDir.resolve("demo-adserver.key"), "adserver").key();
             DemoTraffic demo = DemoTraffic.start(URI.create("http://localhost:" + aggregator.port()), options, clock,
-                    new ServeCheckGate(URI.create("http://localhost:" + api.port()), adserverKey));
+                    new ServeAdClient(URI.create("http://localhost:" + api.port()), adserverKey));
             started.push(demo);
             if (firstStart) {
                 backfillThenReconcile(demo, reconciler, dataDir, local.bool("demo.reconcile.backfill"), options.backfillDays(), clock);

@@ -99,7 +99,7 @@ public final class Services {
                 deps.clock(), deps.metrics());
         List<ApiRoute> extra = new ArrayList<>(serving.routes());
         extra.addAll(privacy.routes());
-        Javalin app = ReportApi.create(deps, extra);
+        Javalin app = ReportApi.create(deps, extra, serving.rates());
         app.events(e -> e.serverStopped(() -> {
             privacy.close();
             serving.close();

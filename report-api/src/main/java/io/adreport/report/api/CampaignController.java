@@ -2,6 +2,8 @@ package io.adreport.report.api;
 
 import io.adreport.report.auth.AccessDenied;
 import io.adreport.report.auth.Role;
+import io.adreport.report.budget.BudgetReader;
+import io.adreport.report.budget.PacingRates;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CampaignJson;
 import io.adreport.schema.campaign.CampaignStore;
@@ -14,16 +16,34 @@ import java.util.List;
 
 /**
  * The campaign registry over HTTP: {@code PUT/GET /v1/campaigns/{advertiser}/{campaign}} and
- * {@code GET /v1/campaigns}. An advertiser key manages only its own campaigns, an analyst all;
+ * {@code GET /v1/campaigns}, and a campaign's spend against its budget ({@code .../budget},
+ * {@link BudgetReader}). An advertiser key manages only its own campaigns, an analyst all;
  * other keys (publishers, ad servers) none. Bodies are {@link CampaignJson}; a broken rule is a
  * 400 naming the field. Readers of the registry (the serving endpoints) refresh their copy every
  * few seconds, so a change takes effect everywhere without a restart.
  */
 final class CampaignController {
     private final CampaignStore store;
+    private final BudgetReader budgets;
+    private final PacingRates rates;
 
-    CampaignController(CampaignStore store) {
+    CampaignController(CampaignStore store, BudgetReader budgets, PacingRates rates) {
         this.store = store;
+        this.budgets = budgets;
+        this.rates = rates;
+    }
+
+    /** {@code GET /v1/campaigns/{advertiser}/{campaign}/budget}: spend against the budget, pacing, burn curve. */
+    void budget(Context ctx) throws IOException {
+        String advertiser = ctx.pathParam("advertiser");
+        String campaign = ctx.pathParam("campaign");
+        requireOwner(BearerAuth.role(ctx), advertiser);
+        Campaign c = store.get(advertiser, campaign)
+                .orElseThrow(() -> new NotFoundResponse("no campaign " + advertiser + "/" + campaign));
+        if (budgets == null) {
+            throw new NotFoundResponse("this cube keeps no campaign spend (it needs a costMicros field and a spendMicros metric)");
+        }
+        ctx.json(budgets.read(c).withRate(rates.rate(c.key())));
     }
 
     void put(Context ctx) throws IOException {

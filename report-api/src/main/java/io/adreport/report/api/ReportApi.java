@@ -9,6 +9,8 @@ import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.RankedTopN;
 import io.adreport.report.query.ReportEngine;
+import io.adreport.report.budget.BudgetReader;
+import io.adreport.report.budget.PacingRates;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.cube.Cube;
@@ -102,6 +104,11 @@ public final class ReportApi {
      * endpoints) behind the same authentication, error mapping, metrics and OpenAPI document.
      */
     public static Javalin create(Deps deps, List<ApiRoute> extra) {
+        return create(deps, extra, PacingRates.NONE);
+    }
+
+    /** As {@link #create(Deps, List)}, with the pacing rates the budget endpoint reports. */
+    public static Javalin create(Deps deps, List<ApiRoute> extra, PacingRates rates) {
         ReportConfig cfg = deps.config();
         ThreadPoolExecutor executor = readExecutor(cfg);
         ObjectMapper mapper = new ObjectMapper();
@@ -150,14 +157,21 @@ public final class ReportApi {
                         reconcile::day));
         List<ApiRoute> routes = new java.util.ArrayList<>(base);
         if (ProfileModel.supported(deps.cube())) {
-            CampaignController campaigns = new CampaignController(new CampaignStore(deps.connection(), deps.layout()));
+            BudgetReader budgets = BudgetReader.supported(deps.layout())
+                    ? new BudgetReader(deps.connection(), deps.layout(), deps.meta(), deps.clock()) : null;
+            CampaignController campaigns = new CampaignController(new CampaignStore(deps.connection(), deps.layout()), budgets, rates);
             List<ApiRoute.Param> ids = List.of(ApiRoute.Param.path("advertiser", "advertiser id"), ApiRoute.Param.path("campaign", "campaign id"));
             routes.add(new ApiRoute(HandlerType.PUT, "/v1/campaigns/{advertiser}/{campaign}",
-                    "Create or change a campaign: status, start, end, frequencyCaps (advertiser: own; analyst: all)", "campaigns", true,
+                    "Create or change a campaign: status, start, end, frequencyCaps, budget (advertiser: own; analyst: all)", "campaigns", true,
                     ids, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule", 409, "changed concurrently")),
                     campaigns::put));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}", "One campaign", "campaigns", true,
                     ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get));
+            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}/budget",
+                    "Spend against the budget: spentTodayMicros, spentLifetimeMicros, remainingMicros, unflushedBoundMicros, exhausted, "
+                            + "pacing {rate, targetMicros}, burn (exact for reconciled days)", "campaigns", true,
+                    ids, merge(common, Map.of(200, "the budget status", 404, "no such campaign", 503, "HBase unavailable")),
+                    campaigns::budget));
             ZoneController zones = new ZoneController(new ZoneStore(deps.connection(), deps.layout()));
             List<ApiRoute.Param> zoneIds = List.of(ApiRoute.Param.path("site", "site (publisher id)"), ApiRoute.Param.path("zone", "zone id"));
             routes.add(new ApiRoute(HandlerType.PUT, "/v1/zones/{site}/{zone}",

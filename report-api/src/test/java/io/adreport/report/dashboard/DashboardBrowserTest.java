@@ -209,6 +209,64 @@ class DashboardBrowserTest {
         save("dashboard.png");
     }
 
+    // Budgets: the burn chart of a campaign with a daily budget, against its pacing curve. The
+    // day's spend is written both as counter increments and as spend rows (the same impressions), so
+    // the expected burn holds whether another test has marked the fixture's day reconciled or not.
+    @Test
+    void an_advertiser_sees_a_campaigns_budget_burn_against_its_pacing_curve() throws Exception {
+        io.adreport.schema.campaign.CampaignStore campaigns = new io.adreport.schema.campaign.CampaignStore(fx.deps.connection(), fx.layout);
+        campaigns.put(new io.adreport.schema.campaign.Campaign("adv1", "adv1-burn", io.adreport.schema.campaign.Campaign.Status.active,
+                null, null, List.of(), 0, new io.adreport.schema.campaign.Budget(40_000_000L, 0, java.time.ZoneId.of("UTC"))));
+        Instant day = Instant.parse("2026-11-02T00:00:00Z"); // the fixture's clock: 2026-11-02T12:00Z
+        long[] minutes = {5, 190, 200, 370, 600, 700, 719};
+        long[] costs = {1_500_000, 2_000_000, 750_000, 3_000_000, 1_250_000, 4_000_000, 500_000};
+        List<KnownEvent> spend = new ArrayList<>();
+        Map<Long, Long> byQuarter = new java.util.TreeMap<>();
+        for (int i = 0; i < minutes.length; i++) {
+            Instant ts = day.plusSeconds(minutes[i] * 60);
+            spend.add(KnownEvent.impression(ts, Map.of("advertiser", "adv1", "campaign", "adv1-burn", "creative", "cr1",
+                    "publisher", "pub1", "zone", "pub1-z1", "country", "DE", "deviceType", "desktop"), costs[i]));
+            byQuarter.merge(ts.toEpochMilli() / 900_000L * 900_000L, costs[i], Long::sum);
+        }
+        fx.write(spend);
+        try (org.apache.hadoop.hbase.client.Table t = fx.deps.connection().getTable(fx.layout.spendTable())) {
+            t.increment(io.adreport.schema.spend.SpendRows.increment(io.adreport.schema.spend.SpendRows.row("adv1", "adv1-burn", "agg-1"),
+                    byQuarter, org.apache.hadoop.hbase.client.Durability.SYNC_WAL));
+        }
+        // expected: cumulative spend at the end of every quarter begun before now (the fixture's clock, about 12:00;
+        // other tests may have moved it on a little), the curve = budget x share of the day gone at that point
+        long now = fx.clock.millis();
+        List<Long> spent = new ArrayList<>();
+        List<Long> curve = new ArrayList<>();
+        long cumulative = 0;
+        for (long q = day.toEpochMilli(); q < now; q += 900_000L) {
+            cumulative += byQuarter.getOrDefault(q, 0L);
+            spent.add(cumulative);
+            curve.add(Math.round(40_000_000L * (Math.min(q + 900_000L, now) - day.toEpochMilli()) / 86_400_000.0));
+        }
+        signIn(fx.adv1Key);
+        waiting().until(d -> d.findElement(By.id("budget-card")).isDisplayed());
+        ((JavascriptExecutor) driver).executeScript("const s = document.getElementById('budget-campaign');"
+                + "s.value = 'adv1/adv1-burn'; s.dispatchEvent(new Event('change'));");
+        waiting().until(d -> budgetSeries(0).equals(spent));
+        assertEquals(curve, budgetSeries(1), "the even pacing curve of a 40.00 daily budget");
+        String facts = driver.findElement(By.id("budget-facts")).getText();
+        assertTrue(facts.contains("13.00") && facts.contains("40.00") && facts.contains("serving"), facts);
+        save("dashboard-budget.png");
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Long> budgetSeries(int i) {
+        Object data = ((JavascriptExecutor) driver).executeScript(
+                "const c = echarts.getInstanceByDom(document.getElementById('budget-chart'));"
+                        + "return c && c.getOption().series.length > arguments[0] ? c.getOption().series[arguments[0]].data : null;", i);
+        List<Long> out = new ArrayList<>();
+        if (data != null) {
+            ((List<Object>) data).forEach(v -> out.add(((Number) v).longValue()));
+        }
+        return out;
+    }
+
     // Issue 17: the table read eventsRead, cellsCorrected and totalAbsoluteDrift at the top of
     // the drift JSON, where the job's report has none, and showed a dash for every reconciled day.
     @Test

@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param end        last day it may serve (inclusive), or null for no end
  * @param caps       frequency caps, sorted by window length; at most one per window
  * @param version    a counter bumped by every change (the registry's optimistic check)
+ * @param budget     daily and/or lifetime spend limits, or null for none
  */
 public record Campaign(String advertiser, String campaign, Status status, LocalDate start, LocalDate end,
-                       List<FrequencyCap> caps, long version) {
+                       List<FrequencyCap> caps, long version, Budget budget) {
     public static final int MAX_CAPS = 8;
     public static final int MAX_ID_LENGTH = 64;
 
@@ -42,6 +43,12 @@ public record Campaign(String advertiser, String campaign, Status status, LocalD
         }
     }
 
+    /** A campaign without a budget. */
+    public Campaign(String advertiser, String campaign, Status status, LocalDate start, LocalDate end, List<FrequencyCap> caps,
+                    long version) {
+        this(advertiser, campaign, status, start, end, caps, version, null);
+    }
+
     /** {@code advertiser/campaign}: how the serving API names a campaign. */
     public String key() {
         return advertiser + "/" + campaign;
@@ -54,7 +61,12 @@ public record Campaign(String advertiser, String campaign, Status status, LocalD
 
     /** The same campaign at another version. */
     public Campaign withVersion(long v) {
-        return new Campaign(advertiser, campaign, status, start, end, caps, v);
+        return new Campaign(advertiser, campaign, status, start, end, caps, v, budget);
+    }
+
+    /** The same campaign with another budget (null: none). */
+    public Campaign withBudget(Budget b) {
+        return new Campaign(advertiser, campaign, status, start, end, caps, version, b);
     }
 
     static void requireId(String field, String value) {

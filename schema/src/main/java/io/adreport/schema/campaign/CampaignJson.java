@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -18,13 +20,16 @@ import java.util.Set;
  * accepts, what {@code GET} answers, and what the registry table stores.
  *
  * <pre>{"status": "active", "start": "2026-12-01", "end": "2026-12-31",
- *  "frequencyCaps": [{"max": 1, "window": "5m"}, {"max": 5, "window": "1d"}]}</pre>
+ *  "frequencyCaps": [{"max": 1, "window": "5m"}, {"max": 5, "window": "1d"}],
+ *  "budget": {"dailyMicros": 50000000, "lifetimeMicros": 1000000000, "timeZone": "America/New_York"}}</pre>
+ *
+ * In {@code budget} either amount may be left out (not both); {@code timeZone} defaults to UTC.
  *
  * Unknown fields are refused (a misspelt {@code frequencyCap} must not silently mean "no caps").
  */
 public final class CampaignJson {
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final Set<String> FIELDS = Set.of("advertiser", "campaign", "status", "start", "end", "frequencyCaps", "version");
+    private static final Set<String> FIELDS = Set.of("advertiser", "campaign", "status", "start", "end", "frequencyCaps", "version", "budget");
 
     private CampaignJson() {
     }
@@ -48,7 +53,7 @@ public final class CampaignJson {
         for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!FIELDS.contains(f)) {
-                throw new CampaignInvalid(f, "unknown field (allowed: status, start, end, frequencyCaps)");
+                throw new CampaignInvalid(f, "unknown field (allowed: status, start, end, frequencyCaps, budget)");
             }
         }
         sameIdentity(root, "advertiser", advertiser);
@@ -79,7 +84,45 @@ public final class CampaignJson {
                 caps.add(new FrequencyCap(max.asInt(), CapWindow.parse("frequencyCaps.window", w.isTextual() ? w.asText() : null)));
             }
         }
-        return new Campaign(advertiser, campaign, status, day(root, "start"), day(root, "end"), caps, version);
+        return new Campaign(advertiser, campaign, status, day(root, "start"), day(root, "end"), caps, version, budget(root.get("budget")));
+    }
+
+    private static final Set<String> BUDGET_FIELDS = Set.of("dailyMicros", "lifetimeMicros", "timeZone");
+
+    private static Budget budget(JsonNode b) {
+        if (b == null || b.isNull()) {
+            return null;
+        }
+        if (!b.isObject()) {
+            throw new CampaignInvalid("budget", "must be an object {dailyMicros?, lifetimeMicros?, timeZone?}");
+        }
+        for (Iterator<String> it = b.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!BUDGET_FIELDS.contains(f)) {
+                throw new CampaignInvalid("budget." + f, "unknown field (allowed: dailyMicros, lifetimeMicros, timeZone)");
+            }
+        }
+        ZoneId zone = Budget.UTC;
+        JsonNode tz = b.get("timeZone");
+        if (tz != null && !tz.isNull()) {
+            try {
+                zone = ZoneId.of(tz.isTextual() ? tz.asText() : "");
+            } catch (DateTimeException e) {
+                throw new CampaignInvalid("budget.timeZone", "must be an IANA time zone such as Europe/Paris or UTC");
+            }
+        }
+        return new Budget(micros(b, "dailyMicros"), micros(b, "lifetimeMicros"), zone);
+    }
+
+    private static long micros(JsonNode b, String field) {
+        JsonNode n = b.get(field);
+        if (n == null || n.isNull()) {
+            return 0;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 1 || n.asLong() > Budget.MAX_MICROS) {
+            throw new CampaignInvalid("budget." + field, "must be an integer between 1 and " + Budget.MAX_MICROS + " (micros)");
+        }
+        return n.asLong();
     }
 
     /** The stored and answered form, identity and version included. */
@@ -93,6 +136,16 @@ public final class CampaignJson {
         ArrayNode caps = o.putArray("frequencyCaps");
         for (FrequencyCap cap : c.caps()) {
             caps.addObject().put("max", cap.max()).put("window", cap.window().text());
+        }
+        if (c.budget() != null) {
+            ObjectNode b = o.putObject("budget");
+            if (c.budget().hasDaily()) {
+                b.put("dailyMicros", c.budget().dailyMicros());
+            }
+            if (c.budget().hasLifetime()) {
+                b.put("lifetimeMicros", c.budget().lifetimeMicros());
+            }
+            b.put("timeZone", c.budget().timeZone().getId());
         }
         o.put("version", c.version());
         try {

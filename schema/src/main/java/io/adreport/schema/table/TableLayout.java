@@ -41,7 +41,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       {@code schema.privacy.DeletionStore}, no TTL, one region;</li>
  *   <li>{@code NS:campaigns} — the registry: campaigns (family {@code c},
  *       {@code schema.campaign.CampaignStore}) and zone inventories (family {@code z},
- *       {@code schema.inventory.ZoneStore}), no TTL, one region.</li>
+ *       {@code schema.inventory.ZoneStore}), no TTL, one region;</li>
+ *   <li>{@code NS:spend_v1} — live campaign spend, sharded per aggregator (family {@code s},
+ *       {@code schema.spend.SpendRows}), TTL = cube.rawTtlDays, one region.</li>
  * </ul>
  * Every family has a ROW Bloom filter (point gets: dedup checks, joins, report lookups) and
  * FAST_DIFF block encoding (keys share long prefixes). The {@code _v1} suffix is the frozen
@@ -58,6 +60,7 @@ public final class TableLayout {
     public static final byte[] RANKED_FAMILY = Bytes.toBytes("t");
     public static final byte[] EVENT_INDEX_FAMILY = Bytes.toBytes("ev");
     public static final byte[] PRIVACY_FAMILY = Bytes.toBytes("p");
+    public static final byte[] SPEND_FAMILY = Bytes.toBytes("s");
     public static final String KEY_VERSION = "v1";
 
     private final Cube cube;
@@ -96,6 +99,10 @@ public final class TableLayout {
         return TableName.valueOf(namespace, "campaigns");
     }
 
+    public TableName spendTable() {
+        return TableName.valueOf(namespace, "spend_" + KEY_VERSION);
+    }
+
     public TableName rankedIndexTable() {
         return TableName.valueOf(namespace, "topn_" + KEY_VERSION);
     }
@@ -126,6 +133,7 @@ public final class TableLayout {
             out.add(new Spec(descriptor(privacyTable(), PRIVACY_FAMILY, 0), new byte[0][]));
             out.add(new Spec(TableDescriptorBuilder.newBuilder(campaignsTable())
                     .setColumnFamily(family(CAMPAIGN_FAMILY, 0)).setColumnFamily(family(ZONE_FAMILY, 0)).build(), new byte[0][]));
+            out.add(new Spec(descriptor(spendTable(), SPEND_FAMILY, cube.rawTtlDays()), new byte[0][]));
         }
         return out;
     }

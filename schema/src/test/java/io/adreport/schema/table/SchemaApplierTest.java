@@ -30,13 +30,13 @@ class SchemaApplierTest {
         SchemaApplier applier = new SchemaApplier(layout);
         try (Admin admin = hbase.connection().getAdmin()) {
             SchemaApplier.Report dry = applier.apply(admin, true);
-            assertEquals(cube.rollups().size() + 6, dry.count(SchemaApplier.Action.WOULD_CREATE));
+            assertEquals(cube.rollups().size() + 7, dry.count(SchemaApplier.Action.WOULD_CREATE));
             assertFalse(admin.tableExists(layout.rawTable()), "a dry run creates nothing");
 
             SchemaApplier.Report first = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 6, first.count(SchemaApplier.Action.CREATED));
+            assertEquals(cube.rollups().size() + 7, first.count(SchemaApplier.Action.CREATED));
             SchemaApplier.Report second = applier.apply(admin, false);
-            assertEquals(cube.rollups().size() + 6, second.count(SchemaApplier.Action.OK), second.toString());
+            assertEquals(cube.rollups().size() + 7, second.count(SchemaApplier.Action.OK), second.toString());
             assertEquals(0, second.count(SchemaApplier.Action.CREATED));
 
             List<RegionInfo> raw = admin.getRegions(layout.rawTable());
@@ -61,6 +61,9 @@ class SchemaApplierTest {
             assertEquals(cube.rawTtlDays() * 86_400,
                     admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY).getTimeToLive());
             assertTrue(admin.tableExists(layout.privacyTable()));
+            // live campaign spend: one region, kept as long as raw events
+            assertEquals(cube.rawTtlDays() * 86_400, admin.getDescriptor(layout.spendTable()).getColumnFamily(TableLayout.SPEND_FAMILY).getTimeToLive());
+            assertEquals(1, admin.getRegions(layout.spendTable()).size());
         }
     }
 
@@ -84,7 +87,7 @@ class SchemaApplierTest {
             assertEquals(List.of("family 'ev' added"), profiles.drift());
             assertEquals(cube.rawTtlDays() * 86_400,
                     admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY).getTimeToLive());
-            assertEquals(cube.rollups().size() + 6, applier.apply(admin, false).count(SchemaApplier.Action.OK));
+            assertEquals(cube.rollups().size() + 7, applier.apply(admin, false).count(SchemaApplier.Action.OK));
         }
     }
 

@@ -37,8 +37,9 @@ import java.util.random.RandomGenerator;
  * same decision and the same single profile Get as {@link CheckController}). The choice is {@link AdSelector}'s. Each chosen ad carries a
  * fresh impression id and the pixel URLs to fire: the impression beacon is complete (its time is
  * the serve time); the click beacon needs {@code &ts=<epoch ms>} appended when the click happens.
- * Cost: one profile Get plus the in-memory registry. Budgets and pacing plug in as further
- * eligibility rules (issue: budgets).
+ * Cost: one profile Get plus the in-memory registry. A campaign whose budget is exhausted is never
+ * eligible, and one under pacing is eligible on its pass-through share of requests (both decided
+ * by {@link CapDecider} from the pacing service's published state).
  */
 public final class AdController {
     private static final ObjectMapper MAPPER = new ObjectMapper();

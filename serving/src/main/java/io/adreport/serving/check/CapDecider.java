@@ -21,6 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.adreport.serving.pacing.PacingService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 import org.apache.hadoop.hbase.client.Connection;
 
 /**
@@ -30,7 +34,10 @@ import org.apache.hadoop.hbase.client.Connection;
  * campaigns asked about; the cap rule is {@link CapCheck}'s. A campaign that is paused or outside
  * its dates is refused; an unidentified device (empty, all-zero, placeholder) is refused on capped
  * campaigns when {@code serve.unidentified=deny} and never read; an unregistered campaign has no
- * caps and is allowed (the ad endpoint does not serve unregistered campaigns at all).
+ * caps and is allowed (the ad endpoint does not serve unregistered campaigns at all). With a
+ * {@link PacingService}, a campaign whose budget is exhausted is refused, and one with a
+ * pass-through rate below 1 takes part in that share of requests only (one random draw each);
+ * both are decided from memory before the profile is read.
  */
 public final class CapDecider {
     private final ProfileReader reader;
@@ -40,9 +47,23 @@ public final class CapDecider {
     private final boolean denyUnidentified;
     private final Clock clock;
     private final Metrics.Counter staleReads;
+    private final PacingService pacing;
+    private final Supplier<RandomGenerator> rng;
 
     public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
                       UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics) {
+        this(connection, layout, registry, hasher, unidentified, config, clock, metrics, null, ThreadLocalRandom::current);
+    }
+
+    /**
+     * As above, with budgets: a campaign the {@code pacing} service marks exhausted is refused
+     * ({@code exhausted}), and one not drawn under its pass-through rate too ({@code paced}).
+     */
+    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
+                      UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics, PacingService pacing,
+                      Supplier<RandomGenerator> rng) {
+        this.pacing = pacing;
+        this.rng = rng;
         this.reader = new ProfileReader(connection, layout, config.timelineReads());
         this.registry = registry;
         this.hasher = hasher;
@@ -56,7 +77,8 @@ public final class CapDecider {
      * One campaign's verdict.
      *
      * @param campaign the registered campaign, or empty
-     * @param reason   null when allowed; else {@code capped}, {@code paused}, {@code not-serving} or {@code unidentified}
+     * @param reason   null when allowed; else {@code capped}, {@code paused}, {@code not-serving}, {@code exhausted},
+     *                 {@code paced} or {@code unidentified}
      * @param reached  the first reached cap when {@code capped}
      */
     record Verdict(Optional<Campaign> campaign, String reason, CapCheck.Reached reached) {
@@ -81,10 +103,19 @@ public final class CapDecider {
         long now = clock.millis();
         LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
         Map<String, Optional<Campaign>> campaigns = new LinkedHashMap<>();
+        Map<String, String> budgetReasons = new java.util.HashMap<>();
         List<byte[]> prefixes = new ArrayList<>();
+        RandomGenerator random = pacing == null ? null : rng.get();
         for (String key : campaignKeys) {
             Optional<Campaign> c = registry.find(key);
             campaigns.put(key, c);
+            if (c.isPresent() && c.get().servesOn(today) && pacing != null) {
+                String r = pacing.admit(key, random);
+                if (r != null) {
+                    budgetReasons.put(key, r); // decided without the profile: not read for it
+                    continue;
+                }
+            }
             if (c.isPresent() && c.get().servesOn(today) && !c.get().caps().isEmpty()) {
                 prefixes.add(ViewCells.prefix(c.get().advertiser(), c.get().campaign()));
             }
@@ -100,6 +131,8 @@ public final class CapDecider {
             CapCheck.Reached reached = null;
             if (c.isPresent() && !c.get().servesOn(today)) {
                 reason = c.get().status() == Campaign.Status.paused ? "paused" : "not-serving";
+            } else if (budgetReasons.containsKey(key)) {
+                reason = budgetReasons.get(key);
             } else if (c.isPresent() && !c.get().caps().isEmpty()) {
                 if (p == null) {
                     reason = denyUnidentified ? "unidentified" : null;

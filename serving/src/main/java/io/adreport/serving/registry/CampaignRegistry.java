@@ -81,6 +81,11 @@ public final class CampaignRegistry implements AutoCloseable {
         return Optional.ofNullable(snapshot.get(key));
     }
 
+    /** Every registered campaign (the current snapshot). */
+    public java.util.Collection<Campaign> campaigns() {
+        return snapshot.values();
+    }
+
     /** The inventory of zone {@code site/zone}, if set. */
     public Optional<ZoneInventory> zone(String site, String zone) {
         return Optional.ofNullable(zoneSnapshot.get(site + "/" + zone));

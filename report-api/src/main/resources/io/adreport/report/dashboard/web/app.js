@@ -171,6 +171,46 @@ async function renderDrift() {
   if (!rows.length) { table.tBodies[0].firstChild.appendChild(el('td', 'no reconciled days yet', { colspan: String(2 + figures.length) })); }
 }
 
+// Budget burn: today's cumulative spend by quarter hour against the even pacing curve, for one
+// campaign with a budget (advertisers: their own; analysts: all). Other roles see no card.
+async function renderBudget() {
+  if (state.role !== 'analyst' && tenantKind() !== 'advertiser') { $('budget-card').hidden = true; return; }
+  const list = await api('/v1/campaigns');
+  const budgeted = list.campaigns.filter(c => c.budget).map(c => c.advertiser + '/' + c.campaign);
+  if (!budgeted.length) { $('budget-card').hidden = true; return; }
+  $('budget-card').hidden = false;
+  const select = $('budget-campaign');
+  const current = select.value;
+  if (select.options.length !== budgeted.length) { fillSelect(select, budgeted, current || budgeted[0]); }
+  const [adv, camp] = select.value.split('/');
+  const b = await api('/v1/campaigns/' + encodeURIComponent(adv) + '/' + encodeURIComponent(camp) + '/budget');
+  const money = v => (v === null || v === undefined) ? '–' : fmt('spendMicros', v);
+  $('budget-title').textContent = 'Budget burn, ' + b.day + ' (' + b.timeZone + ')';
+  const facts = [['spent today', money(b.spentTodayMicros)], ['daily budget', money(b.dailyMicros)],
+    ['lifetime', money(b.spentLifetimeMicros) + ' of ' + money(b.lifetimeMicros)], ['remaining', money(b.remainingMicros)],
+    ['unflushed ≤', money(b.unflushedBoundMicros)], ['pacing rate', b.pacing.rate === undefined ? '–' : (b.pacing.rate * 100).toFixed(1) + '%'],
+    ['state', b.exhausted ? 'exhausted' : 'serving']];
+  $('budget-facts').replaceChildren(...facts.map(([k, v]) => {
+    const f = el('span', undefined, { class: 'fact' + (k === 'state' && b.exhausted ? ' bad' : ''), 'data-fact': k });
+    f.appendChild(el('b', k)); f.appendChild(document.createTextNode(' ' + v)); return f;
+  }));
+  if (!state.budgetChart) { state.budgetChart = echarts.init($('budget-chart')); window.addEventListener('resize', () => state.budgetChart.resize()); }
+  const series = [{ name: 'spent', type: 'line', showSymbol: false, itemStyle: { color: '#2f6fed' }, areaStyle: { opacity: 0.08 },
+    data: b.burn.map(p => p.spentMicros) }];
+  if (b.dailyMicros) {
+    series.push({ name: 'pacing curve', type: 'line', showSymbol: false, lineStyle: { type: 'dashed' }, itemStyle: { color: '#9aa3b2' },
+      data: b.burn.map(p => p.targetMicros) });
+  }
+  state.budgetChart.setOption({
+    animation: false, legend: { top: 0 },
+    grid: { left: 64, right: 24, top: 28, bottom: 40 },
+    tooltip: { trigger: 'axis', valueFormatter: v => fmt('spendMicros', v) },
+    xAxis: { type: 'category', data: b.burn.map(p => p.time.slice(11, 16)), axisLabel: { color: '#6b7588' } },
+    yAxis: { type: 'value', axisLabel: { color: '#6b7588', formatter: v => fmt('spendMicros', v) }, splitLine: { lineStyle: { color: '#eef1f5' } } },
+    series
+  }, true);
+}
+
 async function refresh() {
   if (state.busy || !state.key || !rollup()) { return; }
   state.busy = true;
@@ -190,6 +230,7 @@ async function refresh() {
         groupBy, tableMetrics);
     }
     await renderDrift();
+    await renderBudget();
     $('status').textContent = 'Updated ' + new Date().toLocaleTimeString() + ' · refreshing every ' + REFRESH_MS / 1000 + ' s';
     $('status').parentElement.classList.remove('bad');
   } catch (e) {
@@ -214,5 +255,5 @@ function start() {
 $('sign-in-form').addEventListener('submit', e => { e.preventDefault(); signIn($('key').value.trim()); });
 $('sign-out').addEventListener('click', () => signOut());
 $('rollup').addEventListener('change', onRollupChange);
-['metric', 'granularity', 'tz', 'from', 'through', 'group-by'].forEach(id => $(id).addEventListener('change', refresh));
+['metric', 'granularity', 'tz', 'from', 'through', 'group-by', 'budget-campaign'].forEach(id => $(id).addEventListener('change', refresh));
 if (state.key) { signIn(state.key); } else { showSignIn(); }

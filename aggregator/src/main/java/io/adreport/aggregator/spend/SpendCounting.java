@@ -1,0 +1,47 @@
+package io.adreport.aggregator.spend;
+
+import io.adreport.aggregator.flush.CounterWriter;
+import io.adreport.schema.event.Event;
+
+/**
+ * The counter path plus live spend: every newly stored event goes to the counters as before and
+ * its impression cost to the {@link SpendFlusher}. Flushes, shutdown and a crash reach both.
+ */
+public final class SpendCounting implements CounterWriter {
+    private final CounterWriter counters;
+    private final SpendFlusher spend;
+
+    public SpendCounting(CounterWriter counters, SpendFlusher spend) {
+        this.counters = counters;
+        this.spend = spend;
+    }
+
+    @Override
+    public void count(Event e, boolean attributed) {
+        counters.count(e, attributed);
+        spend.add(e);
+    }
+
+    @Override
+    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
+        return counters.awaitSpace(timeoutNanos);
+    }
+
+    @Override
+    public void flushNow() {
+        spend.flushNow();
+        counters.flushNow();
+    }
+
+    @Override
+    public void abandon() {
+        spend.abandon();
+        counters.abandon();
+    }
+
+    @Override
+    public void close() {
+        spend.close();
+        counters.close();
+    }
+}

@@ -1,0 +1,285 @@
+package io.adreport.aggregator.spend;
+
+import io.adreport.aggregator.TableSource;
+import io.adreport.schema.event.Event;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.spend.SpendRows;
+import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Live campaign spend: sums the {@code costMicros} of newly stored impressions per (campaign, UTC
+ * quarter hour) in memory and writes them every {@code spend.flush.ms} (≤ 1 s) as Increments into
+ * this aggregator's shard rows of {@link SpendRows}, beside a Put of the shard's unflushed bound.
+ *
+ * <p>Its own thread, its own {@code Table.batch}: a spend flush is a handful of small row
+ * operations (one per campaign that spent) and never waits behind the counter flush, whose
+ * batches may carry millions of cells. Spend is an input of budget enforcement, so it must be
+ * fresher than the reports.
+ *
+ * <p>Concurrency: raw-store writer threads call {@link #add} under the read lock of
+ * {@code swap} (adders of one generation never block one another); the flush thread takes the
+ * write lock only to swap the generation map. {@code window} (the recent per-interval spend that
+ * makes the bound) is touched by the flushing thread only, under {@code flushLock}.
+ *
+ * <p>Bound: the most that one shard may hold in memory for a campaign is what it adds in one flush
+ * interval; the published bound is the largest such amount over the last {@link #WINDOW} of
+ * intervals, so a burst raises it at once and it decays a minute after the burst ends.
+ *
+ * <p>Failure: operations that failed are added back into the next generation and retried (and
+ * counted). An Increment whose outcome is unknown (a timeout after the server applied it) may be
+ * counted twice in the live spend: the budget reads reconciled days from the exact counters, so
+ * such an error lasts at most until the nightly job. Memory is bounded: at {@code maxKeys}
+ * pending (campaign, quarter) keys the thread is woken to flush early; keys are never dropped.
+ * {@link #abandon()} drops the pending spend as a crash would.
+ */
+public final class SpendFlusher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SpendFlusher.class);
+    static final Duration WINDOW = Duration.ofMinutes(1);
+
+    record Key(String advertiser, String campaign, long quarter) {
+    }
+
+    private final TableSource tables;
+    private final TableLayout layout;
+    private final String shard;
+    private final Clock clock;
+    private final long intervalNanos;
+    private final int windowSlots;
+    private final int maxKeys;
+    private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
+    private final ReentrantLock flushLock = new ReentrantLock();
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition wake = wakeLock.newCondition();
+    private final Map<String, long[]> window = new HashMap<>();
+    private final Metrics.Counter flushes;
+    private final Metrics.Counter failures;
+    private final Metrics.Counter flushedMicros;
+    private final Metrics.Histogram flushSeconds;
+    private final Thread thread;
+    private volatile ConcurrentHashMap<Key, LongAdder> pending = new ConcurrentHashMap<>();
+    private volatile boolean running = true;
+    private int slot;
+
+    public SpendFlusher(TableSource tables, TableLayout layout, String shard, Duration interval, Clock clock, Metrics metrics) {
+        this.tables = tables;
+        this.layout = layout;
+        this.shard = shard;
+        this.clock = clock;
+        this.intervalNanos = interval.toNanos();
+        this.windowSlots = (int) Math.max(1, WINDOW.toMillis() / Math.max(1, interval.toMillis()));
+        this.maxKeys = 100_000;
+        this.flushes = metrics.counter("adreport_spend_flushes_total", "Flushes of live campaign spend");
+        this.failures = metrics.counter("adreport_spend_flush_failures_total", "Spend row operations that failed (retried next flush)");
+        this.flushedMicros = metrics.counter("adreport_spend_flushed_micros_total", "Spend (micros) written to the spend rows");
+        this.flushSeconds = metrics.histogram("adreport_spend_flush_seconds", "Duration of one spend flush", Metrics.LATENCY_BUCKETS);
+        metrics.gauge("adreport_spend_pending_keys", "Campaign quarter-hours of spend waiting in memory", () -> pending.size());
+        this.thread = new Thread(this::run, "adreport-spend-flusher");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Adds a newly stored event's spend (impressions with a cost only). */
+    public void add(Event e) {
+        if (!ProfileModel.IMPRESSION.equals(e.type())) {
+            return;
+        }
+        long cost = e.number(SpendRows.COST_FIELD);
+        String advertiser = e.dimensions().get(ProfileModel.ADVERTISER);
+        String campaign = e.dimensions().get(ProfileModel.CAMPAIGN);
+        if (cost <= 0 || advertiser == null || campaign == null) {
+            return;
+        }
+        add(new Key(advertiser, campaign, SpendRows.quarterStart(e.ts().toEpochMilli())), cost);
+    }
+
+    private void add(Key k, long micros) {
+        int size;
+        swap.readLock().lock();
+        try {
+            ConcurrentHashMap<Key, LongAdder> p = pending;
+            p.computeIfAbsent(k, x -> new LongAdder()).add(micros);
+            size = p.size();
+        } finally {
+            swap.readLock().unlock();
+        }
+        if (size >= maxKeys) {
+            wakeUp();
+        }
+    }
+
+    /** Writes everything added so far and returns when done. */
+    public void flushNow() {
+        flushLock.lock();
+        try {
+            flush();
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    private void run() {
+        while (running) {
+            wakeLock.lock();
+            try {
+                if (pending.size() < maxKeys) {
+                    wake.awaitNanos(intervalNanos);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                wakeLock.unlock();
+            }
+            if (!running) {
+                return;
+            }
+            try {
+                flushNow();
+            } catch (RuntimeException ex) {
+                LOG.warn("spend flush failed: {}", ex.toString());
+            }
+        }
+    }
+
+    private void wakeUp() {
+        wakeLock.lock();
+        try {
+            wake.signal();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** One flush; the caller holds {@code flushLock}. */
+    private void flush() {
+        long start = System.nanoTime();
+        ConcurrentHashMap<Key, LongAdder> gen;
+        swap.writeLock().lock();
+        try {
+            gen = pending;
+            pending = new ConcurrentHashMap<>();
+        } finally {
+            swap.writeLock().unlock();
+        }
+        // Per campaign: micros by quarter, and the interval total for the bound.
+        Map<String, Map<Long, Long>> byCampaign = new TreeMap<>();
+        Map<String, Key> names = new HashMap<>();
+        for (Map.Entry<Key, LongAdder> e : gen.entrySet()) {
+            Key k = e.getKey();
+            String id = k.advertiser() + "\0" + k.campaign();
+            names.putIfAbsent(id, k);
+            byCampaign.computeIfAbsent(id, x -> new TreeMap<>()).merge(k.quarter(), e.getValue().sum(), Long::sum);
+        }
+        slot = (slot + 1) % windowSlots;
+        List<Row> ops = new ArrayList<>();
+        List<Map.Entry<String, Map<Long, Long>>> incs = new ArrayList<>();
+        long now = clock.millis();
+        for (Map.Entry<String, Map<Long, Long>> e : byCampaign.entrySet()) {
+            Key k = names.get(e.getKey());
+            ops.add(SpendRows.increment(SpendRows.row(k.advertiser(), k.campaign(), shard), e.getValue(), Durability.SYNC_WAL));
+            incs.add(e);
+        }
+        // Bounds: every campaign with a recent interval, including those that spent nothing now (the bound decays).
+        for (String id : byCampaign.keySet()) {
+            window.computeIfAbsent(id, x -> new long[windowSlots]);
+        }
+        for (Iterator<Map.Entry<String, long[]>> it = window.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, long[]> w = it.next();
+            long[] ring = w.getValue();
+            long before = max(ring);
+            Map<Long, Long> spent = byCampaign.get(w.getKey());
+            ring[slot] = spent == null ? 0 : spent.values().stream().mapToLong(Long::longValue).sum();
+            long after = max(ring);
+            if (spent != null || after != before) {
+                String[] ac = w.getKey().split("\0", 2);
+                ops.add(SpendRows.bound(SpendRows.row(ac[0], ac[1], shard), after, now));
+            }
+            if (after == 0) {
+                it.remove();
+            }
+        }
+        if (ops.isEmpty()) {
+            return;
+        }
+        Object[] results = new Object[ops.size()];
+        try (Table t = tables.open(layout.spendTable())) {
+            t.batch(ops, results);
+        } catch (IOException ex) {
+            LOG.warn("spend flush: {} of {} operations failed, retried next flush: {}", countFailed(results), ops.size(), ex.toString());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        long written = 0;
+        for (int i = 0; i < incs.size(); i++) {
+            Map.Entry<String, Map<Long, Long>> e = incs.get(i);
+            if (results[i] == null || results[i] instanceof Throwable) {
+                failures.inc();
+                Key k = names.get(e.getKey());
+                e.getValue().forEach((q, v) -> add(new Key(k.advertiser(), k.campaign(), q), v));
+            } else {
+                written += e.getValue().values().stream().mapToLong(Long::longValue).sum();
+            }
+        }
+        flushedMicros.add(written);
+        flushes.inc();
+        flushSeconds.observeNanos(System.nanoTime() - start);
+    }
+
+    private static int countFailed(Object[] results) {
+        int n = 0;
+        for (Object r : results) {
+            if (r == null || r instanceof Throwable) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static long max(long[] ring) {
+        long m = 0;
+        for (long v : ring) {
+            m = Math.max(m, v);
+        }
+        return m;
+    }
+
+    /** Stops as a crash would: what is pending is lost (the nightly job's counters restore it). */
+    public void abandon() {
+        running = false;
+        thread.interrupt();
+    }
+
+    /** Flushes what is pending and stops. */
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        flushNow();
+    }
+}

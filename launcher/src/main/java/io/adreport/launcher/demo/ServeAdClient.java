@@ -1,0 +1,91 @@
+package io.adreport.launcher.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link AdServer} over the report API's {@code POST /v1/serve/ad} with an {@code adserver}
+ * key: one request per slot. The sold impression is the one the answer's impression beacon
+ * describes (its id and {@code costMicros}); the demo delivers that beacon, and the click and
+ * conversion beacons of the same impression, through its batched ingest path. Fails open: when
+ * the API cannot be asked the slot is filled by the local pick (counted, logged once), so the demo
+ * keeps running while the API restarts.
+ */
+public final class ServeAdClient implements AdServer {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeAdClient.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final URI serve;
+    private final String key;
+    private final LongAdder asked = new LongAdder();
+    private final LongAdder unfilled = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private volatile boolean warned;
+
+    /** @param reportUrl the report API's base URL, e.g. {@code http://localhost:8080} */
+    public ServeAdClient(URI reportUrl, String adserverKey) {
+        this.serve = reportUrl.resolve("/v1/serve/ad");
+        this.key = adserverKey;
+    }
+
+    @Override
+    public Served serve(AdNetwork.Zone zone, AdNetwork.Device device) {
+        asked.increment();
+        ObjectNode body = JSON.createObjectNode().put("site", zone.publisher()).put("zone", zone.id()).put("device", device.id())
+                .put("country", device.country()).put("deviceType", device.deviceType());
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(serve).timeout(Duration.ofSeconds(2))
+                    .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("HTTP " + r.statusCode() + ": " + r.body());
+            }
+            JsonNode ad = JSON.readTree(r.body()).path("ads").path(0);
+            if (ad.isMissingNode()) {
+                unfilled.increment();
+                return null;
+            }
+            return new Served(ad.path("advertiser").asText(), ad.path("campaign").asText(), ad.path("creative").asText(),
+                    ad.path("impressionId").asText(), cost(ad.path("beacons").path("impression").asText()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return LOCAL;
+        } catch (Exception e) {
+            failed.increment();
+            if (!warned) {
+                warned = true;
+                LOG.warn("demo ad server: POST /v1/serve/ad failed, filling slots locally: {}", e.toString());
+            }
+            return LOCAL;
+        }
+    }
+
+    /** The {@code costMicros} parameter of a beacon URL. */
+    static long cost(String beaconUrl) {
+        int q = beaconUrl.indexOf('?');
+        for (String p : beaconUrl.substring(q + 1).split("&")) {
+            if (p.startsWith("costMicros=")) {
+                return Long.parseLong(URLDecoder.decode(p.substring("costMicros=".length()), StandardCharsets.UTF_8));
+            }
+        }
+        return 0;
+    }
+
+    /** e.g. {@code "ad requests: 3,600 asked, 41 unfilled, 0 failed"}. */
+    String summary() {
+        return String.format("ad requests: %,d asked, %,d unfilled (budgets, pacing, caps), %,d failed", asked.sum(), unfilled.sum(),
+                failed.sum());
+    }
+}

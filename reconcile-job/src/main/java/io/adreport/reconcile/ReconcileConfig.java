@@ -22,10 +22,13 @@ import org.apache.hadoop.conf.Configuration;
  * @param reducers       reduce tasks per job
  * @param joinBatch      join events looked up per batch of Gets
  * @param mapBufferCells distinct cells a map task sums in memory before spilling
+ * @param bulkMinCells   corrections of one reduce task from which they are bulk-loaded as HFiles
+ *                       instead of written as Puts/Deletes (0 = always, -1 = never)
  * @param tmpDir         base directory of the local job runner's files ("" = system temp dir)
  */
 public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays, Duration grace, Duration liveness,
-                              Duration poll, int splits, int reducers, int joinBatch, int mapBufferCells, String tmpDir) {
+                              Duration poll, int splits, int reducers, int joinBatch, int mapBufferCells, int bulkMinCells,
+                              String tmpDir) {
 
     public static final String ENABLED = "reconcile.enabled";
     public static final String TIME = "reconcile.time";
@@ -39,13 +42,15 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
     public static final String REDUCERS = "reconcile.reducers";
     public static final String JOIN_BATCH = "reconcile.join.batch";
     public static final String MAP_BUFFER_CELLS = "reconcile.map.buffer.cells";
+    /** Corrections per reduce task from which they are bulk-loaded; 0 = always, -1 = never. */
+    public static final String BULK_MIN_CELLS = "reconcile.bulk.min.cells";
     public static final String TMP_DIR = "reconcile.tmp.dir";
 
     /**
      * The settings the job's input format and tasks read back from the job configuration, where
      * {@link #applyTo} wrote them at submission; the others are used by the submitter only.
      */
-    public static final List<String> TASK_SETTINGS = List.of(SPLITS, JOIN_BATCH, MAP_BUFFER_CELLS);
+    public static final List<String> TASK_SETTINGS = List.of(SPLITS, JOIN_BATCH, MAP_BUFFER_CELLS, BULK_MIN_CELLS);
 
     public static final ConfigDef DEF = new ConfigDef("Reconcile")
             .define(ENABLED, Type.BOOLEAN, "true", "Schedule the nightly reconcile in the local stack")
@@ -67,10 +72,12 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
             .define(MAP_BUFFER_CELLS, Type.INT, "100000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
+            .define(BULK_MIN_CELLS, Type.INT, "20000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
+                    "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
 
     public ReconcileConfig {
-        if (lookbackDays < 0 || splits < 1 || reducers < 1 || joinBatch < 1 || mapBufferCells < 1) {
+        if (lookbackDays < 0 || splits < 1 || reducers < 1 || joinBatch < 1 || mapBufferCells < 1 || bulkMinCells < -1) {
             throw new IllegalArgumentException("reconcile settings out of range");
         }
         if (grace.isNegative() || liveness.isNegative() || poll.isZero() || poll.isNegative()) {
@@ -82,7 +89,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
         return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),
                 v.millis(GRACE_MS), v.millis(LIVENESS_MS), v.millis(POLL_MS),
                 v.integer(SPLITS), v.integer(REDUCERS), v.integer(JOIN_BATCH),
-                v.integer(MAP_BUFFER_CELLS), v.string(TMP_DIR));
+                v.integer(MAP_BUFFER_CELLS), v.integer(BULK_MIN_CELLS), v.string(TMP_DIR));
     }
 
     /** Defaults, overridden by {@code overrides} (setting name → value). */
@@ -108,6 +115,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
         conf.setInt(REDUCERS, reducers);
         conf.setInt(JOIN_BATCH, joinBatch);
         conf.setInt(MAP_BUFFER_CELLS, mapBufferCells);
+        conf.setInt(BULK_MIN_CELLS, bulkMinCells);
         conf.set(TMP_DIR, tmpDir);
     }
 }

@@ -40,7 +40,7 @@ class ReconcileCatchUpTest {
         Thread.sleep(2); // the server timestamp of this close is after any earlier late mark
         meta.markClosing(day);
         DriftReport r = new DriftReport(day, DriftReport.RECONCILED, Instant.EPOCH, Instant.EPOCH, 0, false,
-                new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of());
+                new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of());
         meta.markReconciled(day, r.toJson());
         return r;
     }

@@ -19,7 +19,7 @@ class ReconcileSchedulerTest {
 
     private static DriftReport report(LocalDate day) {
         return new DriftReport(day, DriftReport.RECONCILED, Instant.EPOCH, Instant.EPOCH, 0, false,
-                new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of());
+                new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of());
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -12,7 +14,9 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.hadoop.mapreduce.Reducer;
 
 /**
@@ -27,8 +31,19 @@ import org.apache.hadoop.mapreduce.Reducer;
  * current key has no expected value (deleted), one equal to it is compared, and the rest after
  * the last key are deleted in {@link #cleanup}.
  *
- * <p>Output goes to {@code MultiTableOutputFormat} (key = counter table name), or nowhere in a
- * dry run. Figures are kept per rollup in task-local arrays and published as job counters in
+ * <p><b>Two write paths, chosen per task by its number of corrections</b>
+ * ({@code reconcile.bulk.min.cells} = N). The task holds its first corrections in memory (at most
+ * N, bounded by the setting's range). If it ends with fewer than N, they are written as Puts and
+ * Deletes to {@code MultiTableOutputFormat} (key = counter table name): few corrections, no file
+ * or load overhead. When the N-th arrives, the task switches to {@link BulkCorrections}: the held
+ * ones and all later ones go into HFiles, loaded at the end of the task (N = 0: from the first
+ * correction; N = -1: never). Either way a task's corrections go by one path only. Nothing is
+ * written in a dry run. A bulk-loaded cell's timestamp is {@code max(task start, stored cell's
+ * timestamp + 1)} on HBase's clock ({@link EnvironmentEdgeManager}, not the job's injected
+ * clock: these are cell versions compared with the region servers' own), so it is newer than the
+ * live cell it replaces.
+ *
+ * <p>Figures are kept per rollup in task-local arrays and published as job counters in
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
  */
 final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, ImmutableBytesWritable, Mutation> {
@@ -44,12 +59,25 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
     private long[] deleted;
     private long[] drift;
     private long[] maxDrift;
+    private LocalDate day;
+    private TableLayout layout;
+    private int bulkMinCells;
+    private long taskStart;
+    private final List<Correction> held = new ArrayList<>();
+    private BulkCorrections bulk;
+
+    /** A correction held while the task decides its write path. */
+    private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp) {
+    }
 
     @Override
     protected void setup(Context ctx) throws IOException {
         JobSettings job = JobSettings.from(ctx.getConfiguration());
-        TableLayout layout = job.layout();
+        layout = job.layout();
+        day = job.day();
         dryRun = job.dryRun();
+        bulkMinCells = job.bulkMinCells();
+        taskStart = EnvironmentEdgeManager.currentTime();
         rollups = layout.cube().rollups();
         cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
         int n = rollups.size();
@@ -110,11 +138,47 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
             return;
         }
         byte[] row = CellKeys.row(k, off, len);
-        byte[] qualifier = cells.qualifier(CellKeys.column(k, off, len));
-        Mutation m = delete
+        int column = CellKeys.column(k, off, len);
+        long timestamp = Math.max(taskStart, cell.exists() ? cell.timestamp() + 1 : 0);
+        if (bulk != null) {
+            bulk.add(rollup, row, column, expected, delete, timestamp);
+        } else if (bulkMinCells < 0) {
+            ctx.write(tables[rollup], mutation(row, column, expected, delete));
+        } else {
+            held.add(new Correction(rollup, row, column, expected, delete, timestamp));
+            if (held.size() >= Math.max(1, bulkMinCells)) {
+                bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
+                        new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
+                        ctx.getTaskAttemptID().toString());
+                for (Correction c : held) {
+                    bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp());
+                }
+                held.clear();
+            }
+        }
+    }
+
+    private Mutation mutation(byte[] row, int column, long expected, boolean delete) {
+        byte[] qualifier = cells.qualifier(column);
+        return delete
                 ? new Delete(row).addColumns(TableLayout.COUNTER_FAMILY, qualifier)
                 : new Put(row).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
-        ctx.write(tables[rollup], m);
+    }
+
+    /** The held corrections as Puts/Deletes, or the task's HFiles loaded; returns the cells bulk-loaded. */
+    private long writeCorrections(Context ctx) throws IOException, InterruptedException {
+        if (bulk == null) {
+            for (Correction c : held) {
+                ctx.write(tables[c.rollup()], mutation(c.row(), c.column(), c.value(), c.delete()));
+            }
+            held.clear();
+            return 0;
+        }
+        try (BulkCorrections b = bulk) {
+            b.load(day);
+            ctx.getCounter(ReconcileCounter.HFILES_LOADED).increment(b.files());
+            return b.cells();
+        }
     }
 
     @Override
@@ -124,9 +188,16 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
                 settle(stored.key(), 0, stored.key().length, stored.value(), ctx);
                 stored.advance();
             }
+            ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx));
         } finally {
-            stored.close();
-            connection.close();
+            try {
+                if (bulk != null) {
+                    bulk.close(); // after a load only empty directories are left; after a failure, unloaded files
+                }
+            } finally {
+                stored.close();
+                connection.close();
+            }
         }
         String task = Integer.toString(ctx.getTaskAttemptID().getTaskID().getId());
         for (int i = 0; i < rollups.size(); i++) {

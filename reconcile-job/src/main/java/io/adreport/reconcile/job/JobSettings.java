@@ -25,13 +25,17 @@ import org.apache.hadoop.conf.Configuration;
  * @param splits         input splits ({@link ReconcileConfig#SPLITS})
  * @param joinBatch      join events per batch of Gets ({@link ReconcileConfig#JOIN_BATCH})
  * @param mapBufferCells cells a map task sums before spilling ({@link ReconcileConfig#MAP_BUFFER_CELLS})
+ * @param bulkMinCells   a reduce task's corrections from which it bulk-loads them ({@link ReconcileConfig#BULK_MIN_CELLS})
  */
-record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits, int joinBatch, int mapBufferCells) {
+record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits, int joinBatch, int mapBufferCells,
+                   int bulkMinCells) {
     static final String DAY = "adreport.reconcile.day";
     static final String NAMESPACE = "adreport.reconcile.namespace";
     static final String CUBE_TEXT = "adreport.reconcile.cube";
     static final String CUBE_NAME = "adreport.reconcile.cube.name";
     static final String DRY_RUN = "adreport.reconcile.dry.run";
+    /** Directory (on the job's file system) under which reduce tasks stage the HFiles they bulk-load. */
+    static final String BULK_DIR = "adreport.reconcile.bulk.dir";
 
     /** Writes everything {@link #from} reads; the cube must have been read from text. */
     static void write(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun, ReconcileConfig config) {
@@ -57,7 +61,8 @@ record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits
         ReconcileConfig.TASK_SETTINGS.forEach(name -> required(conf, name));
         ReconcileConfig config = ReconcileConfig.from(conf);
         return new JobSettings(new TableLayout(cube, required(conf, NAMESPACE)), LocalDate.parse(required(conf, DAY)),
-                Boolean.parseBoolean(required(conf, DRY_RUN)), config.splits(), config.joinBatch(), config.mapBufferCells());
+                Boolean.parseBoolean(required(conf, DRY_RUN)), config.splits(), config.joinBatch(), config.mapBufferCells(),
+                config.bulkMinCells());
     }
 
     /** Raw: the cube text must arrive exactly as written, without Hadoop's ${...} expansion. */

@@ -32,6 +32,10 @@ public enum ReconcileCounter {
     CELLS_CORRECTED,
     /** Of the corrected cells, those deleted because no event of the day counts in them. */
     CELLS_DELETED,
+    /** Of the corrected cells, those written by bulk load (HFiles) instead of Puts/Deletes. */
+    CELLS_BULK_LOADED,
+    /** HFiles of corrections bulk-loaded (one per counter table and region a reduce task corrected). */
+    HFILES_LOADED,
     /** Sum over cells of |expected - stored| (a missing cell stores 0). */
     ABSOLUTE_DRIFT
 }

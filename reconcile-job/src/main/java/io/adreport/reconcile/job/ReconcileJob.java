@@ -37,8 +37,10 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
  * → {@link CellPartitioner} (by counter salt bucket) → {@link CellReducer} (merges the sorted
  * expected cells with the stored cells of its buckets, read in the same order by
  * {@link StoredCells}; Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
- * dry run. Corrections are Puts of absolute values, so a retried reduce attempt writes the same
- * bytes again: task retries cannot double-count, unlike increments.
+ * dry run. A reduce task with many corrections writes them as HFiles instead and bulk-loads them
+ * ({@link BulkCorrections}, staged under {@link JobSettings#BULK_DIR}, removed after the job).
+ * Corrections are absolute values, so a retried reduce attempt writes the same values again:
+ * task retries cannot double-count, unlike increments.
  *
  * <p>Where it runs: with {@code mapreduce.framework.name=local} (the default when no cluster is
  * configured) the local job runner runs the tasks in this JVM, with its working files in a
@@ -59,6 +61,12 @@ public final class ReconcileJob {
         Configuration c = new Configuration(conf);
         ReconcileConfig config = ReconcileConfig.from(c);
         JobSettings.write(c, layout, day, dryRun, config);
+        if (c.get(JobSettings.BULK_DIR) == null) {
+            // HBase's own staging directory on the cluster's file system (hbase.fs.tmp.dir), as HFileOutputFormat2 uses.
+            String base = c.get("hbase.fs.tmp.dir", "/user/" + System.getProperty("user.name") + "/hbase-staging");
+            org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(base, "adreport-reconcile-" + day + "-" + java.util.UUID.randomUUID());
+            c.set(JobSettings.BULK_DIR, dir.getFileSystem(c).makeQualified(dir).toString());
+        }
         c.setBoolean("mapreduce.map.speculative", false);
         c.setBoolean("mapreduce.reduce.speculative", false);
         c.setInt("mapreduce.job.counters.max", Math.max(c.getInt("mapreduce.job.counters.max", 120), 500));
@@ -84,7 +92,8 @@ public final class ReconcileJob {
             TableMapReduceUtil.addDependencyJars(job);
             // The tasks read the cube with CubeLoader, which needs Jackson's YAML reader and SnakeYAML.
             TableMapReduceUtil.addDependencyJarsForClasses(job.getConfiguration(), Cube.class, ObjectMapper.class,
-                    JsonParser.class, JsonInclude.class, YAMLFactory.class, org.yaml.snakeyaml.Yaml.class, DriftReport.class);
+                    JsonParser.class, JsonInclude.class, YAMLFactory.class, org.yaml.snakeyaml.Yaml.class, DriftReport.class,
+                    org.apache.hadoop.hbase.regionserver.StoreFileWriter.class, org.apache.hadoop.hbase.tool.BulkLoadHFiles.class);
         }
         return job;
     }
@@ -102,10 +111,12 @@ public final class ReconcileJob {
             work = base.isEmpty() ? Files.createTempDirectory("adreport-reconcile")
                     : Files.createTempDirectory(Files.createDirectories(Path.of(base)), "adreport-reconcile");
             localRunner(c, work);
+            c.set(JobSettings.BULK_DIR, work.resolve("bulk").toUri().toString());
         }
+        Job job = null;
         try {
             Instant started = clock.instant();
-            Job job = create(c, layout, day, dryRun);
+            job = create(c, layout, day, dryRun);
             try {
                 job.submit();
             } catch (ClassNotFoundException e) {
@@ -125,6 +136,13 @@ public final class ReconcileJob {
         } finally {
             if (work != null) {
                 deleteRecursively(work);
+            } else if (job != null) {
+                org.apache.hadoop.fs.Path bulk = new org.apache.hadoop.fs.Path(job.getConfiguration().get(JobSettings.BULK_DIR));
+                try {
+                    bulk.getFileSystem(job.getConfiguration()).delete(bulk, true);
+                } catch (IOException e) {
+                    LOG_CLEANUP.warn("cannot delete the job's bulk-load staging directory {}: {}", bulk, e.toString());
+                }
             }
         }
     }
@@ -183,6 +201,7 @@ public final class ReconcileJob {
                 counters.findCounter(ReconcileCounter.CELLS_CHECKED).getValue(),
                 counters.findCounter(ReconcileCounter.CELLS_CORRECTED).getValue(),
                 counters.findCounter(ReconcileCounter.CELLS_DELETED).getValue(),
+                counters.findCounter(ReconcileCounter.CELLS_BULK_LOADED).getValue(),
                 counters.findCounter(ReconcileCounter.ABSOLUTE_DRIFT).getValue(),
                 max);
         return new DriftReport(day, dryRun ? DriftReport.DRY_RUN : DriftReport.RECONCILED, started, finished,

@@ -110,10 +110,10 @@ final class StoredCells implements Closeable {
                     if (column < 0) {
                         foreign.increment(1);
                     } else if (c.getValueLength() == Bytes.SIZEOF_LONG) {
-                        byColumn[column] = CellValue.stored(Bytes.toLong(c.getValueArray(), c.getValueOffset()));
+                        byColumn[column] = CellValue.stored(Bytes.toLong(c.getValueArray(), c.getValueOffset()), c.getTimestamp());
                     } else {
                         damaged.increment(1);
-                        byColumn[column] = CellValue.damagedCell();
+                        byColumn[column] = CellValue.damagedCell(c.getTimestamp());
                     }
                 }
                 byte[] row = r.getRow();

@@ -24,7 +24,8 @@ import java.util.Objects;
  * {"day":"2026-11-28","status":"reconciled","startedAt":"2026-11-29T03:00:00Z",
  *  "finishedAt":"2026-11-29T03:00:07.5Z","durationMs":7500,"dryRun":false,
  *  "totals":{"eventsRead":..,"duplicates":..,"lateEvents":..,"unattributed":..,"malformed":..,
- *            "cellsChecked":..,"cellsCorrected":..,"cellsDeleted":..,"absoluteDrift":..,"maxCellDrift":..},
+ *            "cellsChecked":..,"cellsCorrected":..,"cellsDeleted":..,"cellsBulkLoaded":..,"absoluteDrift":..,
+ *            "maxCellDrift":..},
  *  "rollups":{"campaign":{"events":..,"cellsChecked":..,"cellsCorrected":..,"cellsDeleted":..,
  *                         "absoluteDrift":..,"maxCellDrift":..}, ...},
  *  "unacknowledged":["agg-2"]}
@@ -33,6 +34,8 @@ import java.util.Objects;
  * appear in the totals; cell figures appear per rollup and summed in the totals. Drift is
  * {@code |recount - stored|} per cell (a missing cell stores 0). {@code unacknowledged} lists
  * live aggregators that had not acknowledged the day's close when the grace period ended.
+ * {@code cellsBulkLoaded} counts the corrected cells (written or deleted) that went by bulk load
+ * instead of Puts/Deletes; a report stored before it existed reads as 0.
  *
  * @param status {@code reconciled} (corrections written) or {@code dry_run} (nothing written)
  */
@@ -60,11 +63,15 @@ public record DriftReport(LocalDate day, String status, Instant startedAt, Insta
 
     /** Day-wide figures; the cell figures are the sums over the rollups. */
     public record Totals(long eventsRead, long duplicates, long lateEvents, long unattributed, long malformed,
-                         long cellsChecked, long cellsCorrected, long cellsDeleted, long absoluteDrift, long maxCellDrift) {
+                         long cellsChecked, long cellsCorrected, long cellsDeleted, long cellsBulkLoaded, long absoluteDrift,
+                         long maxCellDrift) {
         public Totals {
             nonNegative(eventsRead, duplicates, lateEvents, unattributed, malformed, cellsChecked, cellsCorrected,
-                    cellsDeleted, absoluteDrift, maxCellDrift);
+                    cellsDeleted, cellsBulkLoaded, absoluteDrift, maxCellDrift);
             cellFigures(cellsChecked, cellsCorrected, cellsDeleted, absoluteDrift, maxCellDrift);
+            if (cellsBulkLoaded > cellsCorrected) {
+                throw new IllegalArgumentException("bulk-loaded cells (" + cellsBulkLoaded + ") are among the corrected (" + cellsCorrected + ")");
+            }
             if (lateEvents > eventsRead || unattributed > eventsRead) {
                 throw new IllegalArgumentException("late and unattributed events are among the events read");
             }
@@ -161,6 +168,9 @@ public record DriftReport(LocalDate day, String status, Instant startedAt, Insta
                 n(r.cellsCorrected()), n(r.cellsDeleted()), n(r.absoluteDrift()), n(r.maxCellDrift()))));
         sb.append(String.format(row, "total", "", n(totals.cellsChecked()), n(totals.cellsCorrected()),
                 n(totals.cellsDeleted()), n(totals.absoluteDrift()), n(totals.maxCellDrift())));
+        if (totals.cellsBulkLoaded() > 0) {
+            sb.append(String.format("of the corrected cells, %,d written as HFiles and bulk-loaded%n", totals.cellsBulkLoaded()));
+        }
         return sb.toString();
     }
 

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 class JobSettingsTest {
     private static final LocalDate DAY = LocalDate.of(2026, 11, 28);
     private static final ReconcileConfig CONFIG = ReconcileConfig.of(Map.of(ReconcileConfig.SPLITS, "7",
-            ReconcileConfig.JOIN_BATCH, "250", ReconcileConfig.MAP_BUFFER_CELLS, "5000"));
+            ReconcileConfig.JOIN_BATCH, "250", ReconcileConfig.MAP_BUFFER_CELLS, "5000",
+            ReconcileConfig.BULK_MIN_CELLS, "-1"));
 
     @Test
     void the_ads_cube_travels_as_its_own_text_and_reads_back_the_same() {
@@ -54,11 +55,12 @@ class JobSettingsTest {
         assertEquals(7, back.splits());
         assertEquals(250, back.joinBatch());
         assertEquals(5000, back.mapBufferCells());
+        assertEquals(-1, back.bulkMinCells());
     }
 
     @Test
     void a_task_side_read_of_a_missing_setting_names_it() {
-        for (String name : List.of(ReconcileConfig.JOIN_BATCH, ReconcileConfig.MAP_BUFFER_CELLS, ReconcileConfig.SPLITS,
+        for (String name : List.of(ReconcileConfig.JOIN_BATCH, ReconcileConfig.MAP_BUFFER_CELLS, ReconcileConfig.SPLITS, ReconcileConfig.BULK_MIN_CELLS,
                 JobSettings.DAY, JobSettings.NAMESPACE, JobSettings.CUBE_TEXT, JobSettings.CUBE_NAME, JobSettings.DRY_RUN)) {
             Configuration conf = new Configuration(false);
             JobSettings.write(conf, new TableLayout(CubeLoader.defaultCube(), "ads"), DAY, false, CONFIG);
@@ -75,6 +77,10 @@ class JobSettingsTest {
         conf.set(ReconcileConfig.JOIN_BATCH, "0");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JobSettings.from(conf));
         assertTrue(e.getMessage().contains(ReconcileConfig.JOIN_BATCH), e.getMessage());
+        conf.set(ReconcileConfig.JOIN_BATCH, "5");
+        conf.set(ReconcileConfig.BULK_MIN_CELLS, "-2");
+        e = assertThrows(IllegalArgumentException.class, () -> JobSettings.from(conf));
+        assertTrue(e.getMessage().contains(ReconcileConfig.BULK_MIN_CELLS) && e.getMessage().contains("-1..1000000"), e.getMessage());
     }
 
     @Test

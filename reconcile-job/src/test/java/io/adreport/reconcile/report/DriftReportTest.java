@@ -21,7 +21,7 @@ class DriftReportTest {
         rollups.put("campaign", new DriftReport.RollupDrift(97, 60, 2, 0, 5, 4));
         return new DriftReport(LocalDate.of(2026, 11, 28), DriftReport.RECONCILED, Instant.parse("2026-11-29T03:00:00Z"),
                 Instant.parse("2026-11-29T03:00:07.500Z"), 7500, false,
-                new DriftReport.Totals(100, 4, 2, 3, 1, 90, 5, 1, 17, 7), rollups, List.of("agg-2"));
+                new DriftReport.Totals(100, 4, 2, 3, 1, 90, 5, 1, 0, 17, 7), rollups, List.of("agg-2"));
     }
 
     @Test
@@ -47,9 +47,9 @@ class DriftReportTest {
     void inconsistent_figures_are_rejected() {
         assertThrows(IllegalArgumentException.class, () -> new DriftReport.RollupDrift(1, 2, 3, 0, 5, 1));
         assertThrows(IllegalArgumentException.class, () -> new DriftReport.RollupDrift(1, 2, 1, 0, 5, 9));
-        assertThrows(IllegalArgumentException.class, () -> new DriftReport.Totals(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new DriftReport.Totals(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> new DriftReport(LocalDate.EPOCH, "reconciled", Instant.EPOCH,
-                Instant.EPOCH, 0, true, new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of()));
+                Instant.EPOCH, 0, true, new DriftReport.Totals(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), Map.of(), List.of()));
     }
 
     @Test

@@ -164,7 +164,10 @@ class ProductInvariantsTest {
         // Flushes only when the test says (flushNow): the interval is longer than the test.
         aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of(
                 "ingest.port", "0", "aggregator.id", "e2e-agg", "flush.interval.ms", "60000",
-                "dayclose.poll.ms", "100", "heartbeat.interval.ms", "200")), clock, tables, new Metrics());
+                "dayclose.poll.ms", "100", "heartbeat.interval.ms", "200",
+                // the close acknowledgement waits one counter-call timeout after an uncertain flush call;
+                // this test's nightly job waits ~20 s for it, so counter calls here give up after 15 s
+                "flush.timeout.ms", "15000")), clock, tables, new Metrics());
 
         deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(),
                 ReportConfig.of(Map.of()), new Metrics(), clock); // the port is chosen by start(0)

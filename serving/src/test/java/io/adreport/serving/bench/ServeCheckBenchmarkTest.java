@@ -37,7 +37,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -214,7 +213,7 @@ class ServeCheckBenchmarkTest {
     /** The floor: the profile row Get alone, 8 threads, through the HBase client. */
     private static String floor(MiniHBase hbase, TableLayout layout, DeviceHasher hasher) throws Exception {
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
-        return run(Duration.ofSeconds(10), rng -> {
+        return ClosedLoop.run(CLIENTS, Duration.ofSeconds(10), rng -> {
             try (Table t = hbase.connection().getTable(layout.profilesTable())) {
                 t.get(new Get(keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)))));
             }
@@ -223,7 +222,7 @@ class ServeCheckBenchmarkTest {
 
     private static String checks(URI check, String key, String template, Duration d) throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        return run(d, rng -> {
+        return ClosedLoop.run(CLIENTS, d, rng -> {
             String body = String.format(template, "bench-device-" + rng.nextInt(DEVICES));
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(check).header("Authorization", "Bearer " + key)
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
@@ -231,42 +230,6 @@ class ServeCheckBenchmarkTest {
                 throw new IllegalStateException(r.statusCode() + " " + r.body());
             }
         });
-    }
-
-    interface Call {
-        void call(SplittableRandom rng) throws Exception;
-    }
-
-    private static String run(Duration d, Call call) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        long end = System.nanoTime() + d.toNanos();
-        List<Future<long[]>> parts = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            int seed = c;
-            parts.add(pool.submit(() -> {
-                SplittableRandom rng = new SplittableRandom(seed * 7919L + System.nanoTime());
-                long[] lat = new long[1 << 20];
-                int n = 0;
-                while (System.nanoTime() < end && n < lat.length) {
-                    long s = System.nanoTime();
-                    call.call(rng);
-                    lat[n++] = System.nanoTime() - s;
-                }
-                return Arrays.copyOf(lat, n);
-            }));
-        }
-        long[] all = new long[0];
-        for (Future<long[]> f : parts) {
-            long[] p = f.get();
-            long[] merged = Arrays.copyOf(all, all.length + p.length);
-            System.arraycopy(p, 0, merged, all.length, p.length);
-            all = merged;
-        }
-        pool.shutdown();
-        Arrays.sort(all);
-        return String.format("%,d requests, %,.0f/s with %d clients, p50 %.2f ms, p99 %.2f ms, max %.1f ms", all.length,
-                all.length / (double) d.toSeconds(), CLIENTS, all[all.length / 2] / 1e6, all[(int) (all.length * 0.99)] / 1e6,
-                all[all.length - 1] / 1e6);
     }
 
     /** Posts impressions with 4 threads, at most {@code rate} events/s (0: as fast as possible); returns events/s. */

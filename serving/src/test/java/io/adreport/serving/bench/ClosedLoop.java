@@ -1,0 +1,59 @@
+package io.adreport.serving.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The serving benchmarks' closed-loop load: {@code clients} threads each call as fast as the
+ * answers come back for a duration, every call's latency kept; the summary line gives the
+ * throughput and the exact p50/p99/max over all calls.
+ */
+final class ClosedLoop {
+    private static final int MAX_CALLS_PER_CLIENT = 1 << 21;
+
+    /** One request; {@code rng} is the client's own. */
+    interface Call {
+        void call(SplittableRandom rng) throws Exception;
+    }
+
+    private ClosedLoop() {
+    }
+
+    static String run(int clients, Duration d, Call call) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        long end = System.nanoTime() + d.toNanos();
+        List<Future<long[]>> parts = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            int seed = c;
+            parts.add(pool.submit(() -> {
+                SplittableRandom rng = new SplittableRandom(seed * 7919L + System.nanoTime());
+                long[] lat = new long[MAX_CALLS_PER_CLIENT];
+                int n = 0;
+                while (System.nanoTime() < end && n < lat.length) {
+                    long s = System.nanoTime();
+                    call.call(rng);
+                    lat[n++] = System.nanoTime() - s;
+                }
+                return Arrays.copyOf(lat, n);
+            }));
+        }
+        long[] all = new long[0];
+        for (Future<long[]> f : parts) {
+            long[] p = f.get();
+            long[] merged = Arrays.copyOf(all, all.length + p.length);
+            System.arraycopy(p, 0, merged, all.length, p.length);
+            all = merged;
+        }
+        pool.shutdown();
+        Arrays.sort(all);
+        return String.format("%,d requests, %,.0f/s with %d clients, p50 %.2f ms, p99 %.2f ms, max %.1f ms", all.length,
+                all.length / (double) d.toSeconds(), clients, all[all.length / 2] / 1e6, all[(int) (all.length * 0.99)] / 1e6,
+                all[all.length - 1] / 1e6);
+    }
+}

@@ -107,18 +107,21 @@ public final class ViewRecorder {
             }
             String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
             boolean impression = ProfileModel.IMPRESSION.equals(e.type());
-            Put put = unidentified.isUnidentifiedHash(device) ? null : ViewCells.put(keys, e);
-            if (put == null && impression) {
+            if (unidentified.isUnidentifiedHash(device)) { // a placeholder id names no device: no profile, no index
+                if (impression) {
+                    skipped.inc();
+                }
+                continue;
+            }
+            Put view = ViewCells.put(keys, e);
+            if (view == null && impression) {
                 skipped.inc();
             }
-            if (unidentified.isUnidentifiedHash(device)) {
-                continue; // a placeholder id names no device: no profile, no index
-            }
-            if (put != null) {
+            if (view != null) {
                 noteRate(device);
             }
-            hasView.add(put != null);
-            put = EventIndexCells.add(put != null ? put : new Put(keys.row(device)), rawKeys.get(i));
+            hasView.add(view != null);
+            Put put = EventIndexCells.add(view != null ? view : new Put(keys.row(device)), rawKeys.get(i));
             puts.add(put.setDurability(Durability.SYNC_WAL));
             putEvents.add(e);
         }

@@ -231,8 +231,8 @@ public final class Aggregator implements AutoCloseable {
         }
 
         @Override
-        public boolean awaitSpace(long timeoutNanos) {
-            return true;
+        public Admission admit(java.util.List<io.adreport.schema.event.Event> events, long timeoutNanos) {
+            return Admission.NONE;
         }
 
         @Override

@@ -68,9 +68,11 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
                     "Longest time a counter delta waits in memory before it is sent to HBase")
             .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
-                    "Distinct counter cells in memory (about 125 bytes of heap each) that trigger a flush; while the buffer "
-                            + "stays this full, ingest waits and then answers 429. A flush that runs long carries every delta that "
-                            + "arrived meanwhile, so a large bound is what lets coalescing grow with the load")
+                    "Distinct counter cells waiting in memory (about 125 bytes of heap each), a hard bound: each request "
+                            + "reserves its events' fan-out bound before anything is stored, and ingest waits and then answers 429 "
+                            + "while it does not fit (a single request larger than the bound is admitted alone into an empty buffer). "
+                            + "A full buffer triggers a flush; a flush that runs long carries every delta that arrived meanwhile, so a "
+                            + "large bound is what lets coalescing grow with the load")
             .define("buffer.max.age.ms", Type.DURATION_MS, "0", "0 (off), or more than flush.interval.ms, up to 600000",
                     ConfigDef.between(0, 600_000),
                     "Age of the oldest counter delta in memory at which the buffer counts as full, as at buffer.max.cells: "

@@ -38,7 +38,7 @@ class BackpressureTest {
         Recount recount = new Recount();
         List<String> refused = new ArrayList<>();
         List<Beacon> all = new ArrayList<>();
-        try (Aggregator agg = w.start(Map.of("buffer.max.cells", "1000", "ingest.block.ms", "200"), tables)) {
+        try (Aggregator agg = w.start(Map.of("buffer.max.cells", "5000", "ingest.block.ms", "200"), tables)) {
             for (int request = 0; request < 30 && refused.isEmpty(); request++) {
                 List<Beacon> chunk = new ArrayList<>();
                 for (int i = 0; i < 25; i++) {

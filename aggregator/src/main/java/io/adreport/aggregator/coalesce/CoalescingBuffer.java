@@ -30,10 +30,21 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@link LongAdder}s reset with the swap; so is the time of the generation's first add, which
  * the flusher turns into the freshness lag ({@link Freshness}).
  *
- * <p>Bounds: {@code maxCells} distinct cells. The buffer itself never refuses an add (an event
- * whose raw row is stored must be counted); instead ingest calls {@link #awaitSpace} before it
- * admits a request and answers 429 when the buffer stays full. The overshoot is therefore
- * bounded by the events already admitted (the raw-store queue bound) times the fan-out.
+ * <p>Bounds: {@code maxCells} distinct cells, a hard bound. The buffer itself never refuses an
+ * add (an event whose raw row is stored must be counted); instead ingest {@link #reserve reserves}
+ * room for a request before it stores anything: the upper bound of the cells its events can add
+ * (every granularity of every rollup times the metrics of each event's type). A reservation is
+ * granted only while the cells waiting, plus every reservation not yet released, plus the new
+ * one fit within {@code maxCells}; it is released once the request's events are counted (their
+ * cells are then in {@link #cells()}). So the waiting cells never exceed {@code maxCells}: every
+ * cell added was reserved before, and between its add and the release it is counted twice, which
+ * only errs on the safe side. One exception keeps ingest live: a request whose bound alone is
+ * larger than the whole buffer is admitted when the buffer is empty and nothing is reserved, and
+ * may then fill it past the bound by itself. Ingest answers 429 when no room is granted within
+ * its block limit. While a reservation waits, {@link #roomWanted()} asks the flusher to drain
+ * early. The generation a flusher has taken and is still sending is no longer in this buffer:
+ * counter deltas in memory are at most twice {@code maxCells} (one generation on the wire, one
+ * filling).
  *
  * <p>Age bound (optional, {@code maxAge}): the buffer also counts as full while its current
  * generation's first delta is older than {@code maxAge}. A size bound alone lets ingest run ahead
@@ -55,6 +66,10 @@ public final class CoalescingBuffer {
     private final ReentrantLock spaceLock = new ReentrantLock();
     private final Condition spaceFreed = spaceLock.newCondition();
     private final LongAdder cells = new LongAdder();
+    /** Cells reserved by admitted requests not yet counted; changed under {@code spaceLock}, read anywhere. */
+    private final AtomicLong reserved = new AtomicLong();
+    /** Reservations waiting for room; guarded by {@code spaceLock}. */
+    private int waiting;
     private final LongAdder bytes = new LongAdder();
     private volatile ConcurrentHashMap<RowId, RowCells> rows = new ConcurrentHashMap<>();
     private final Clock clock;
@@ -121,28 +136,96 @@ public final class CoalescingBuffer {
         return first != NO_ADD && clock.millis() - first >= maxAgeMillis;
     }
 
+    /** Cells reserved by requests admitted but not yet counted. */
+    public long reserved() {
+        return reserved.get();
+    }
+
     /**
-     * Waits until the buffer is below its bound, at most {@code timeoutNanos}.
-     *
-     * @return false when it stayed full (the caller answers 429)
+     * True while a reservation waits for room and the buffer holds something a drain would free:
+     * the flusher drains early instead of waiting for its interval.
      */
-    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
-        if (!full()) {
-            return true;
+    public boolean roomWanted() {
+        spaceLock.lock();
+        try {
+            return waiting > 0 && cells.sum() > 0;
+        } finally {
+            spaceLock.unlock();
         }
+    }
+
+    /**
+     * Reserves room for {@code wanted} cells, waiting at most {@code timeoutNanos} for a drain or
+     * a release to make it (see the class comment for the rule).
+     *
+     * @param onWait called once if the caller has to wait (to wake the flusher)
+     * @return the reservation, to be closed once the request's events are counted; null when no
+     *         room was granted in time (the caller answers 429)
+     */
+    public Room reserve(long wanted, long timeoutNanos, Runnable onWait) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         spaceLock.lock();
         try {
-            while (full()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                spaceFreed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            if (fits(wanted)) {
+                return grant(wanted);
             }
-            return true;
+            waiting++;
+            try {
+                onWait.run();
+                while (!fits(wanted)) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return null;
+                    }
+                    spaceFreed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                }
+                return grant(wanted);
+            } finally {
+                waiting--;
+            }
         } finally {
             spaceLock.unlock();
+        }
+    }
+
+    private boolean fits(long wanted) {
+        if (tooOld()) {
+            return false;
+        }
+        long held = cells.sum() + reserved.get();
+        return held + wanted <= maxCells || held == 0;
+    }
+
+    private Room grant(long wanted) {
+        reserved.addAndGet(wanted);
+        return new Room(wanted);
+    }
+
+    /** Room reserved for one request's counter deltas; closing it (once) releases the room. */
+    public final class Room implements AutoCloseable {
+        private final long size;
+        private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        private Room(long size) {
+            this.size = size;
+        }
+
+        /** Cells reserved. */
+        public long size() {
+            return size;
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                spaceLock.lock();
+                try {
+                    reserved.addAndGet(-size);
+                    spaceFreed.signalAll();
+                } finally {
+                    spaceLock.unlock();
+                }
+            }
         }
     }
 

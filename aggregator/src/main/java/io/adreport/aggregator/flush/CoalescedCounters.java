@@ -7,6 +7,7 @@ import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -59,6 +60,7 @@ public final class CoalescedCounters implements CounterWriter {
         this.freshness = Freshness.register(metrics.registry(), buffer.clock());
         this.intervalNanos = interval.toNanos();
         metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
+        metrics.registry().gauge("adreport_buffer_reserved_cells", "Counter cells reserved by admitted requests not yet counted", buffer::reserved);
         metrics.registry().gauge("adreport_buffer_bytes", "Approximate heap bytes of waiting counter cells", buffer::bytes);
         this.thread = new Thread(this::run, "adreport-flusher");
         this.thread.setDaemon(true);
@@ -93,11 +95,13 @@ public final class CoalescedCounters implements CounterWriter {
     }
 
     @Override
-    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
-        if (buffer.full()) {
-            wakeUp();
+    public Admission admit(List<Event> events, long timeoutNanos) throws InterruptedException {
+        long wanted = 0;
+        for (Event e : events) {
+            wanted += cells.fanout().maxCellsPerEvent(e.type());
         }
-        return buffer.awaitSpace(timeoutNanos);
+        CoalescingBuffer.Room room = buffer.reserve(wanted, timeoutNanos, this::wakeUp);
+        return room == null ? null : room::close;
     }
 
     @Override
@@ -135,7 +139,7 @@ public final class CoalescedCounters implements CounterWriter {
             wakeLock.lock();
             try {
                 long wait = next - System.nanoTime();
-                while (running && wait > 0 && !buffer.full()) {
+                while (running && wait > 0 && !buffer.full() && !buffer.roomWanted()) {
                     wait = wake.awaitNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
                     wait = next - System.nanoTime();
                 }

@@ -1,6 +1,7 @@
 package io.adreport.aggregator.flush;
 
 import io.adreport.schema.event.Event;
+import java.util.List;
 
 /**
  * Where a newly stored event's counter deltas go: the coalescing buffer and its flusher, or the
@@ -13,11 +14,27 @@ public interface CounterWriter extends AutoCloseable {
     void count(Event e, boolean attributed);
 
     /**
-     * Waits up to {@code timeoutNanos} until there is room for more deltas.
-     *
-     * @return false when there is none (ingest answers 429)
+     * Room held for one request's counter deltas, from admission until its events are counted
+     * (or have failed to store). Closing it more than once is harmless.
      */
-    boolean awaitSpace(long timeoutNanos) throws InterruptedException;
+    @FunctionalInterface
+    interface Admission extends AutoCloseable {
+        /** Nothing to hold: writers without a bounded buffer. */
+        Admission NONE = () -> {
+        };
+
+        @Override
+        void close();
+    }
+
+    /**
+     * Reserves room for every delta {@code events} can make, waiting up to {@code timeoutNanos}.
+     * Ingest calls it before it stores anything of a request.
+     *
+     * @return the reservation, to close once the request's outcome is known; null when there is
+     *         no room (ingest answers 429)
+     */
+    Admission admit(List<Event> events, long timeoutNanos) throws InterruptedException;
 
     /** Sends everything counted so far and returns when it is sent (or counted as unapplied). */
     void flushNow();

@@ -99,8 +99,8 @@ public final class NaiveCounters implements CounterWriter {
     }
 
     @Override
-    public boolean awaitSpace(long timeoutNanos) {
-        return true;
+    public Admission admit(java.util.List<io.adreport.schema.event.Event> events, long timeoutNanos) {
+        return Admission.NONE;
     }
 
     @Override

@@ -107,10 +107,22 @@ final class IngestController {
 
     private List<Outcome> store(List<Event> events) {
         try {
-            if (!counters.awaitSpace(blockNanos)) {
+            CounterWriter.Admission room = counters.admit(events, blockNanos);
+            if (room == null) {
                 throw new IngestError(429, "overloaded: counter buffer full, retry later");
             }
-            return store.submit(events, blockNanos).get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
+            java.util.concurrent.CompletableFuture<List<Outcome>> stored = null;
+            try {
+                stored = store.submit(events, blockNanos);
+            } finally {
+                if (stored == null) {
+                    room.close(); // nothing of the request was queued
+                }
+            }
+            // The events are counted before their outcome completes; the room is held until then,
+            // also when this request stops waiting first.
+            stored.whenComplete((outcomes, failure) -> room.close());
+            return stored.get(answerTimeoutNanos, TimeUnit.NANOSECONDS);
         } catch (Overloaded e) {
             throw new IngestError(429, "overloaded: " + e.getMessage() + ", retry later");
         } catch (InterruptedException e) {

@@ -23,8 +23,8 @@ public final class SpendCounting implements CounterWriter {
     }
 
     @Override
-    public boolean awaitSpace(long timeoutNanos) throws InterruptedException {
-        return counters.awaitSpace(timeoutNanos);
+    public Admission admit(java.util.List<Event> events, long timeoutNanos) throws InterruptedException {
+        return counters.admit(events, timeoutNanos);
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.adreport.aggregator.coalesce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -74,19 +76,109 @@ class CoalescingBufferTest {
             b.add(0, bytes("r" + i), 0, 0, 1);
         }
         assertTrue(b.full());
-        assertFalse(b.awaitSpace(TimeUnit.MILLISECONDS.toNanos(20)), "stays full without a drain");
+        int[] woken = {0};
+        assertNull(b.reserve(1, TimeUnit.MILLISECONDS.toNanos(20), () -> woken[0]++), "stays full without a drain");
+        assertEquals(1, woken[0], "a waiting reservation wakes the flusher");
         List<Boolean> got = new ArrayList<>();
         Thread waiter = new Thread(() -> {
             try {
-                got.add(b.awaitSpace(TimeUnit.SECONDS.toNanos(30)));
+                got.add(b.reserve(1, TimeUnit.SECONDS.toNanos(30), () -> { }) != null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
         waiter.start();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!b.roomWanted() && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertTrue(b.roomWanted(), "the flusher is asked to drain early");
         b.drain();
         waiter.join(30_000);
         assertEquals(List.of(true), got);
+        assertEquals(1, b.reserved());
+    }
+
+    @Test
+    void reservations_add_up_to_the_bound_and_a_release_lets_the_next_one_in() throws Exception {
+        CoalescingBuffer b = new CoalescingBuffer(1, 100);
+        CoalescingBuffer.Room first = b.reserve(60, 0, () -> { });
+        assertNotNull(first);
+        assertNotNull(b.reserve(40, 0, () -> { }), "60 + 40 fit exactly");
+        assertNull(b.reserve(1, 0, () -> { }), "nothing fits past 100");
+        first.close();
+        first.close(); // twice is harmless
+        assertEquals(40, b.reserved());
+        assertNotNull(b.reserve(60, 0, () -> { }));
+        assertNull(b.reserve(1, 0, () -> { }));
+    }
+
+    @Test
+    void a_request_larger_than_the_whole_buffer_is_admitted_alone_into_an_empty_one() throws Exception {
+        CoalescingBuffer b = new CoalescingBuffer(1, 100);
+        b.add(0, bytes("r"), 0, 0, 1);
+        assertNull(b.reserve(500, 0, () -> { }), "not while anything waits in the buffer");
+        b.drain();
+        CoalescingBuffer.Room big = b.reserve(500, 0, () -> { });
+        assertNotNull(big, "alone into an empty buffer");
+        assertNull(b.reserve(1, 0, () -> { }), "and nothing beside it");
+        big.close();
+        assertNotNull(b.reserve(1, 0, () -> { }));
+    }
+
+    @Test
+    void writers_that_reserve_before_they_add_never_take_the_buffer_past_its_bound() throws Exception {
+        int max = 500;
+        CoalescingBuffer b = new CoalescingBuffer(1, max);
+        int threads = 4;
+        int requests = 300;
+        java.util.concurrent.atomic.AtomicLong maxSeen = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong drained = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread drainer = new Thread(() -> {
+            while (!done.get()) {
+                long seen = b.cells();
+                maxSeen.accumulateAndGet(seen, Math::max);
+                if (b.roomWanted() || seen > max / 2) {
+                    b.drain().forEach(r -> drained.addAndGet(r.delta(0)));
+                }
+                Thread.onSpinWait();
+            }
+        });
+        drainer.start();
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Thread w = new Thread(() -> {
+                java.util.Random rnd = new java.util.Random(id);
+                for (int r = 0; r < requests; r++) {
+                    int cellsWanted = 1 + rnd.nextInt(120);
+                    try (CoalescingBuffer.Room room = b.reserve(cellsWanted, TimeUnit.SECONDS.toNanos(30), () -> { })) {
+                        assertNotNull(room);
+                        for (int c = 0; c < cellsWanted; c++) {
+                            b.add(0, bytes(id + "/" + r + "/" + c), 0, 0, 1);
+                            added.incrementAndGet();
+                            maxSeen.accumulateAndGet(b.cells(), Math::max);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            writers.add(w);
+            w.start();
+        }
+        for (Thread w : writers) {
+            w.join(120_000);
+        }
+        done.set(true);
+        drainer.join(30_000);
+        b.drain().forEach(r -> drained.addAndGet(r.delta(0)));
+        assertTrue(maxSeen.get() > 0);
+        assertTrue(maxSeen.get() <= max, "cells waiting never exceed the bound: " + maxSeen.get());
+        assertEquals(added.get(), drained.get(), "every delta drained once");
+        assertEquals(0, b.reserved());
     }
 
     private static byte[] bytes(String s) {
@@ -104,9 +196,9 @@ class CoalescingBufferTest {
         assertFalse(b.full());
         clock.advance(java.time.Duration.ofMillis(1));
         assertTrue(b.full(), "oldest delta 3 s old");
-        assertFalse(b.awaitSpace(TimeUnit.MILLISECONDS.toNanos(20)), "ingest is pushed back");
+        assertNull(b.reserve(1, TimeUnit.MILLISECONDS.toNanos(20), () -> { }), "ingest is pushed back");
         b.drain();
         assertFalse(b.full(), "the flusher took the generation");
-        assertTrue(b.awaitSpace(0));
+        assertNotNull(b.reserve(1, 0, () -> { }));
     }
 }

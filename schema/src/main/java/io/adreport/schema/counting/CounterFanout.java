@@ -39,6 +39,18 @@ public final class CounterFanout {
     }
 
     /**
+     * An upper bound of the deltas {@link #fanOut} emits for one event of {@code type}: every
+     * granularity of every rollup times the metrics of that type (or of any type). Ingest reserves
+     * this much room in the counter buffer before it stores an event, so the buffer's cell bound
+     * holds whatever the events turn out to touch.
+     */
+    public int maxCellsPerEvent(String type) {
+        long metrics = cube.metrics().stream().filter(m -> m.eventType() == null || m.eventType().equals(type)).count();
+        int rows = cube.rollups().stream().mapToInt(r -> r.granularities().size()).sum();
+        return Math.toIntExact(metrics * rows);
+    }
+
+    /**
      * Emits every counter delta of {@code e}.
      *
      * @param attributed for join events: whether the target was found and {@code e} carries its

@@ -17,9 +17,11 @@ import java.util.Map;
  * @param maxCampaigns    most campaigns one check may ask about
  * @param beaconUrl       base URL of the ingest that the beacon URLs of chosen ads point at
  * @param pacingInterval  how often the pacing service re-reads every budgeted campaign's spend
+ * @param pacingLookahead how far ahead the pacing service projects a campaign's recent spend rate
+ *                        when it decides that a budget is exhausted
  */
 public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Duration registryRefresh, int maxCampaigns,
-                          String beaconUrl, Duration pacingInterval) {
+                          String beaconUrl, Duration pacingInterval, Duration pacingLookahead) {
     public static final ConfigDef DEF = new ConfigDef("Serving")
             .define("serve.unidentified", Type.STRING, "deny", "deny or allow", ConfigDef.oneOf("deny", "allow"),
                     "Check answer for an unidentified device (empty, all-zero, placeholder) on a capped campaign")
@@ -33,12 +35,16 @@ public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Durat
                     "Base URL of the ingest (GET /v1/pixel) in the beacon URLs that POST /v1/serve/ad returns")
             .define("serve.pacing.interval.ms", Type.DURATION_MS, "250", "50..60000", ConfigDef.between(50, 60_000),
                     "How often the pacing service reads each budgeted campaign's spend (one short scan each) and republishes "
-                            + "exhausted and the pass-through rate; with spend.flush.ms it bounds the overspend of a budget");
+                            + "exhausted and the pass-through rate; with spend.flush.ms it bounds the overspend of a budget")
+            .define("serve.pacing.lookahead.ms", Type.DURATION_MS, "500", "0..60000", ConfigDef.between(0, 60_000),
+                    "A campaign counts as exhausted once spent + unflushed + its recent spend rate over this time reaches the "
+                            + "budget: the spend still on its way when a decision is published (spend.flush.ms + "
+                            + "serve.pacing.interval.ms by default). 0: only once spent + unflushed reaches it");
 
     public static ServeConfig from(ConfigDef.Values v) {
         return new ServeConfig(v.string("serve.unidentified").equals("deny"), v.bool("serve.timeline.reads"),
                 v.millis("serve.registry.refresh.ms"), v.integer("serve.max.campaigns"), v.string("serve.beacon.url"),
-                v.millis("serve.pacing.interval.ms"));
+                v.millis("serve.pacing.interval.ms"), v.millis("serve.pacing.lookahead.ms"));
     }
 
     public static ServeConfig of(Map<String, String> overrides) {

@@ -47,7 +47,8 @@ public final class ServingRoutes implements AutoCloseable {
         CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
         PacingService pacing = BudgetReader.supported(layout)
-                ? new PacingService(registry, new BudgetReader(connection, layout, new MetaStore(connection, layout, clock), clock), clock, metrics)
+                ? new PacingService(registry, new BudgetReader(connection, layout, new MetaStore(connection, layout, clock), clock), clock, metrics,
+                        config.pacingLookahead())
                         .start(config.pacingInterval())
                 : null;
         CapDecider decider = new CapDecider(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),

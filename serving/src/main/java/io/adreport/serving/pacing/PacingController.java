@@ -54,4 +54,17 @@ final class PacingController {
         double rate = demand <= 0 ? 1.0 : Math.max(MIN_RATE, Math.min(1.0, wanted / demand));
         return new State(rate, demand, spent, now, day);
     }
+
+    /**
+     * Whether a budget is spent once the spend already on its way lands: {@code spent} plus the
+     * shards' unflushed bound plus what the campaign spends, at its recent rate, before a decision
+     * published now reaches every request ({@code lookaheadMillis}: the spend flush plus the pacing
+     * interval). Stopping on this, rather than on spent + unflushed alone, is what keeps a burst
+     * from overshooting by rate × (flush + pacing interval); the price is stopping up to that much
+     * early when the burst ends just then.
+     */
+    static boolean exhaustedAhead(long spentMicros, long unflushedMicros, double recentPerMs, long lookaheadMillis, long budgetMicros) {
+        double ahead = spentMicros + (double) unflushedMicros + Math.max(0, recentPerMs) * lookaheadMillis;
+        return ahead >= budgetMicros;
+    }
 }

@@ -25,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * registry copy that has a budget, the budget status ({@link BudgetReader}: one short prefix scan
  * of the campaign's spend shards) and publishes
  * <ul>
- *   <li>{@code exhausted} when spent + the shards' unflushed bound reaches the daily or lifetime
- *       budget — such a campaign is not served at all;</li>
+ *   <li>{@code exhausted} when spent + the shards' unflushed bound + the spend still to land at the
+ *       campaign's recent rate within {@code serve.pacing.lookahead.ms} reaches the daily or
+ *       lifetime budget ({@link PacingController#exhaustedAhead}) — such a campaign is not served
+ *       at all. The recent rate is the lifetime spend's growth over the last second of reads
+ *       ({@link SpendRate});</li>
  *   <li>a pass-through rate from {@link PacingController} for a daily budget (1 without one): the
  *       share of eligible requests on which the campaign takes part.</li>
  * </ul>
@@ -49,12 +52,19 @@ public final class PacingService implements PacingRates, AutoCloseable {
     private final Clock clock;
     private final ScheduledExecutorService timer;
     private final Map<String, PacingController.State> states = new HashMap<>();
+    private final Map<String, SpendRate> rates = new HashMap<>();
+    private final long lookaheadMillis;
     private final Metrics.Counter failures;
     private final Metrics.Counter exhaustedSkips;
     private final Metrics.Counter pacedSkips;
     private volatile Map<String, Decision> published = Map.of();
 
-    public PacingService(CampaignRegistry registry, BudgetReader budgets, Clock clock, Metrics metrics) {
+    /**
+     * @param lookahead how far ahead spend is projected when deciding {@code exhausted} (zero:
+     *                  exhausted only once spent + unflushed reaches the budget)
+     */
+    public PacingService(CampaignRegistry registry, BudgetReader budgets, Clock clock, Metrics metrics, Duration lookahead) {
+        this.lookaheadMillis = lookahead.toMillis();
         this.registry = registry;
         this.budgets = budgets;
         this.clock = clock;
@@ -105,7 +115,14 @@ public final class PacingService implements PacingRates, AutoCloseable {
                     states.put(c.key(), st);
                     rate = fraction >= 1.0 ? 1.0 : st.rate();
                 }
-                next.put(c.key(), new Decision(rate, s.exhausted(), clock.millis()));
+                long now = clock.millis();
+                double recent = rates.computeIfAbsent(c.key(), k -> new SpendRate()).observe(now, s.spentLifetimeMicros());
+                boolean exhausted = s.exhausted()
+                        || (c.budget().hasDaily() && PacingController.exhaustedAhead(s.spentTodayMicros(), s.unflushedBoundMicros(),
+                                recent, lookaheadMillis, c.budget().dailyMicros()))
+                        || (c.budget().hasLifetime() && PacingController.exhaustedAhead(s.spentLifetimeMicros(),
+                                s.unflushedBoundMicros(), recent, lookaheadMillis, c.budget().lifetimeMicros()));
+                next.put(c.key(), new Decision(rate, exhausted, now));
             } catch (Exception e) {
                 failures.inc();
                 Decision last = published.get(c.key());
@@ -116,6 +133,7 @@ public final class PacingService implements PacingRates, AutoCloseable {
             }
         }
         states.keySet().retainAll(next.keySet());
+        rates.keySet().retainAll(next.keySet());
         published = Map.copyOf(next);
     }
 

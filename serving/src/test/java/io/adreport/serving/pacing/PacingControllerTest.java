@@ -1,6 +1,7 @@
 package io.adreport.serving.pacing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -58,5 +59,70 @@ class PacingControllerTest {
         PacingController.State late = new PacingController.State(0.5, 2.0, 80_000_000_000L, 1_000, "d1");
         PacingController.State s = PacingController.next(late, "d2", 0, 2_000, DAILY, 0, DAY);
         assertEquals(2.0, s.demandPerMs(), 1e-9, "no negative or huge spend delta across midnight");
+    }
+
+    @Test
+    void theSpendOnItsWayCountsTowardsTheBudget() {
+        assertTrue(PacingController.exhaustedAhead(900, 50, 0.1, 500, 1_000), "900 + 50 + 0.1 × 500 reaches the budget");
+        assertFalse(PacingController.exhaustedAhead(900, 49, 0.1, 500, 1_000), "999 does not");
+        assertTrue(PacingController.exhaustedAhead(1_000, 0, 0, 500, 1_000), "spent reaches the budget");
+        assertFalse(PacingController.exhaustedAhead(999, 0, 0, 500, 1_000), "no lookahead without a rate");
+        assertFalse(PacingController.exhaustedAhead(999, 0, -5, 500, 1_000), "a negative rate projects nothing");
+    }
+
+    @Test
+    void theRecentRateIsTheGrowthOverTheLastSecondOfReads() {
+        SpendRate r = new SpendRate();
+        assertEquals(0.0, r.observe(0, 0));
+        assertEquals(0.0, r.observe(250, 0), "nothing flushed yet");
+        assertEquals(8.0, r.observe(500, 2_000), 1e-9, "2,000 micros over the last 250 ms outruns 2,000 over 500 ms");
+        r.observe(750, 2_000);
+        r.observe(1_000, 4_000);
+        assertEquals(4.0, r.observe(1_250, 4_000), 1e-9, "window [250, 1250]: 4,000 micros over 1,000 ms (and 4.0 over its last half)");
+        assertEquals(16.0, r.observe(1_500, 8_000), 1e-9, "a burst: 4,000 micros in the last 250 ms outrun 6,000 over the second");
+        assertEquals(0.0, r.observe(1_300, 10), "a lower total (corrected) starts over");
+    }
+
+    /**
+     * A burst campaign (1 s at 10,000 impressions/s, 1 s at 2,000, 1,000 micros each) whose spend
+     * becomes visible only at spend flushes (every 250 ms) and whose exhaustion the pacing thread
+     * decides every 250 ms: with the lookahead it stops within 0.5% of the budget on either side
+     * of it; without, it overshoots by about rate × (flush + pacing interval). Spend is integrated
+     * here per millisecond, independently of the service's arithmetic.
+     */
+    @Test
+    void withTheLookaheadABurstStopsWithinHalfAPercentOfItsBudget() {
+        long budget = 150_000_000L;
+        for (long phase = 0; phase < 2_000; phase += 97) {
+            long[] with = simulateBurst(budget, 500, phase);
+            long[] without = simulateBurst(budget, 0, phase);
+            double overWith = (with[0] - budget) / (double) budget;
+            double overWithout = (without[0] - budget) / (double) budget;
+            assertTrue(overWith <= 0.005, "phase " + phase + ": overspend with the lookahead " + overWith);
+            assertTrue(overWith >= -0.04, "phase " + phase + ": stops at most rate × lookahead early " + overWith);
+            assertTrue(overWithout > overWith, "phase " + phase + ": the lookahead stops earlier than without");
+        }
+    }
+
+    /** @return {true spend at the stop, stop time in ms} */
+    private static long[] simulateBurst(long budget, long lookahead, long phase) {
+        SpendRate rate = new SpendRate();
+        long spent = 0;
+        long visible = 0;
+        for (long t = 0; t < 120_000; t++) {
+            long second = (t + phase) / 1_000;
+            spent += (second % 2 == 0 ? 10 : 2) * 1_000; // impressions per ms × 1,000 micros
+            if (t % 250 == 0) {
+                visible = spent; // a spend flush
+            }
+            if ((t + 125) % 250 == 0) { // a pacing tick, between flushes
+                double recent = rate.observe(t, visible);
+                long unflushed = 0; // the flushed shards' own bound: what they hold is already in visible at the flush
+                if (PacingController.exhaustedAhead(visible, unflushed, recent, lookahead, budget)) {
+                    return new long[] {spent, t};
+                }
+            }
+        }
+        throw new AssertionError("never exhausted");
     }
 }

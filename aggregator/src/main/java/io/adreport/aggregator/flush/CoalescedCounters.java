@@ -16,8 +16,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The coalesced counter path: events add their cells to a {@link CoalescingBuffer}; one flusher
- * thread drains it every flush interval, or as soon as it reaches {@code buffer.max.cells}, and
- * hands the generation to the {@link Flusher}.
+ * thread drains it every flush interval, or as soon as it reaches {@code buffer.max.cells} or an
+ * admission waits for room, and hands the generation to the {@link Flusher}.
+ *
+ * <p>Admission ({@link #admit}): ingest reserves, before it stores a request, room for the most
+ * cells its events can add ({@code CounterFanout.maxCellsPerEvent} of each event's type), and
+ * releases it once they are counted; this is what makes {@code buffer.max.cells} a hard bound
+ * (see {@link CoalescingBuffer}).
  *
  * <p>Concurrency: raw-store writer threads call {@link #count} concurrently (the buffer is built
  * for that). Flushes never overlap: the flusher thread, {@link #flushNow()} and {@link #close()}

@@ -64,6 +64,14 @@ public final class EmbeddedHBase implements AutoCloseable {
     }
 
     public static EmbeddedHBase start(Path dataDir, Duration timeout) throws IOException, InterruptedException {
+        return start(dataDir, timeout, Duration.ofMinutes(2));
+    }
+
+    /**
+     * @param nonceGrace how long the region server remembers an Increment's nonce (see below);
+     *                   longer than any client retries one operation
+     */
+    public static EmbeddedHBase start(Path dataDir, Duration timeout, Duration nonceGrace) throws IOException, InterruptedException {
         Path dir = dataDir.toAbsolutePath().normalize();
         Files.createDirectories(dir.resolve("hbase"));
         Files.createDirectories(dir.resolve("zk"));
@@ -117,6 +125,14 @@ public final class EmbeddedHBase implements AutoCloseable {
         // limit) and in the WAL, which a restart after kill -9 must replay before serving. Five
         // minutes bounds both; a real cluster keeps its own setting.
         conf.setInt("hbase.regionserver.optionalcacheflushinterval", 300_000);
+        // Increment nonces: the region server remembers every Increment's nonce for a grace
+        // period, so that a client's retry of the same call is not applied twice. HBase keeps
+        // them 30 minutes by default (about 100 bytes each): at the counter flush's ~5,000
+        // Increments/s that is over 600 MB of heap growing for half an hour, most of what the
+        // soak's heap after GC grew by (docs/RELIABILITY.md). A retry only happens within one
+        // call's operation timeout (flush.timeout.ms; the aggregator never resends a failed flush
+        // itself), so a grace of twice that timeout protects exactly as much.
+        conf.setInt("hbase.server.hashNonce.gracePeriod", (int) Math.min(Integer.MAX_VALUE, nonceGrace.toMillis()));
 
         MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
         zk.setDefaultClientPort(choosePort(dir.resolve(LAST_PORT_FILE)));

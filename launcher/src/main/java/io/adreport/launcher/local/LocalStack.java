@@ -105,7 +105,8 @@ public final class LocalStack {
         StopSignal.onStop(stopped::countDown);
 
         try {
-            return startAndWait(ctx, args, out, dataDir, local, reportConfig, reconcileConfig, started, stopped);
+            Duration nonceGrace = aggConfig.flushTimeout().multipliedBy(2);
+            return startAndWait(ctx, args, out, dataDir, local, nonceGrace, reportConfig, reconcileConfig, started, stopped);
         } finally {
             // Ctrl-C, SIGTERM or a failed start: stop what runs, newest first, on this thread
             // while HBase is still fully up (JVM shutdown hooks would race Hadoop's own hooks).
@@ -116,12 +117,12 @@ public final class LocalStack {
     }
 
     private static int startAndWait(Context ctx, Args args, PrintStream out, Path dataDir, ConfigDef.Values local,
-                                    ReportConfig reportConfig, ReconcileConfig reconcileConfig,
+                                    Duration nonceGrace, ReportConfig reportConfig, ReconcileConfig reconcileConfig,
                                     Deque<AutoCloseable> started, CountDownLatch stopped) throws Exception {
         Clock clock = Clock.systemUTC();
         out.println("adreport: starting embedded HBase in " + dataDir + " ...");
         long t0 = System.nanoTime();
-        EmbeddedHBase hbase = EmbeddedHBase.start(dataDir, local.millis("local.hbase.start.timeout.ms"));
+        EmbeddedHBase hbase = EmbeddedHBase.start(dataDir, local.millis("local.hbase.start.timeout.ms"), nonceGrace);
         started.push(() -> {
             // HBase logs its own orderly stop as errors (regions closing under it): not news.
             org.apache.log4j.LogManager.getLogger("org.apache.hadoop").setLevel(org.apache.log4j.Level.OFF);

@@ -39,4 +39,37 @@ class CellSumsTest {
         assertEquals(oracle, drained);
         assertTrue(oracle.containsValue(0L), "the data exercises touched cells whose sum is 0");
     }
+
+    @Test
+    void sums_grow_past_their_first_arrays_up_to_the_bound_and_stay_exact() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(12);
+        int columns = 7;
+        int bound = 30_000; // above the first allocation, so the arrays double (and rehash) on the way
+        CellSums sums = new CellSums(columns, bound);
+        Map<String, Long> oracle = new HashMap<>();
+        Map<String, Long> drained = new HashMap<>();
+        CellSums.Drain into = (table, row, column, sum) -> drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, sum, Long::sum);
+        int drains = 0;
+        int largest = 0;
+        for (int i = 0; i < 200_000; i++) {
+            int table = rnd.nextInt(8);
+            byte[] row = new byte[2 + rnd.nextInt(2)];
+            for (int b = 0; b < row.length; b++) {
+                row[b] = (byte) rnd.nextInt(40);
+            }
+            int column = rnd.nextInt(columns);
+            long delta = 1 + rnd.nextInt(1000);
+            oracle.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, delta, Long::sum);
+            sums.add(table, row, column, delta);
+            largest = Math.max(largest, sums.rows());
+            if (sums.full()) {
+                sums.drain(into);
+                drains++;
+            }
+        }
+        sums.drain(into);
+        assertEquals(oracle, drained);
+        assertEquals(bound, largest, "the sums grew to the bound before draining");
+        assertTrue(drains >= 1, "the data passes the bound at least once");
+    }
 }

@@ -76,7 +76,9 @@ public final class ReconcileJob {
         job.setMapperClass(RecountMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
         job.setMapOutputValueClass(CellValue.class);
-        job.setCombinerClass(CellCombiner.class);
+        if (c.getBoolean(JobSettings.COMBINER, true)) {
+            job.setCombinerClass(CellCombiner.class);
+        }
         job.setPartitionerClass(CellPartitioner.class);
         job.setReducerClass(CellReducer.class);
         job.setNumReduceTasks(config.reducers());

@@ -16,10 +16,13 @@ import java.util.Arrays;
  */
 final class CellSums {
 
-    /** Receives one summed cell when draining. */
+    /**
+     * Receives one summed row when draining: the columns that received a delta ({@code touched},
+     * a bit per column index) and their sums at {@code sums[offset + column]}; valid during the call only.
+     */
     @FunctionalInterface
     interface Drain {
-        void cell(int table, byte[] row, int column, long sum) throws java.io.IOException, InterruptedException;
+        void row(int table, byte[] row, long touched, long[] sums, int offset) throws java.io.IOException, InterruptedException;
     }
 
     private static final int INITIAL_ROWS = 1 << 12;
@@ -107,15 +110,10 @@ final class CellSums {
         return size;
     }
 
-    /** Hands every touched cell to {@code out} and empties the sums. */
+    /** Hands every row to {@code out} and empties the sums. */
     void drain(Drain out) throws java.io.IOException, InterruptedException {
         for (int slot = 0; slot < size; slot++) {
-            long t = touched[slot];
-            for (int c = 0; c < columns; c++) {
-                if ((t & (1L << c)) != 0) {
-                    out.cell(tables[slot], rows[slot], c, sums[slot * columns + c]);
-                }
-            }
+            out.row(tables[slot], rows[slot], touched[slot], sums, slot * columns);
             rows[slot] = null;
         }
         Arrays.fill(index, 0);

@@ -19,7 +19,13 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, 64);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, row, column, sum) -> drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, sum, Long::sum);
+        CellSums.Drain into = (table, row, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                }
+            }
+        };
         for (int i = 0; i < 50_000; i++) {
             int table = rnd.nextInt(3);
             byte[] row = new byte[1 + rnd.nextInt(3)];
@@ -48,7 +54,13 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, bound);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, row, column, sum) -> drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, sum, Long::sum);
+        CellSums.Drain into = (table, row, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                }
+            }
+        };
         int drains = 0;
         int largest = 0;
         for (int i = 0; i < 200_000; i++) {

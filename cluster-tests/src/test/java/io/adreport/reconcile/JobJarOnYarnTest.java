@@ -112,7 +112,7 @@ class JobJarOnYarnTest {
     }
 
     @Test
-    void the_job_jar_run_by_tool_runner_on_yarn_makes_two_damaged_days_exact_and_records_their_drift_reports(@TempDir Path dir)
+    void the_job_jar_run_by_tool_runner_on_yarn_makes_two_damaged_days_exact_one_by_puts_one_by_bulk_load(@TempDir Path dir)
             throws Exception {
         Configuration conf = new Configuration(util.getConfiguration());
         assertEquals("yarn", conf.get("mapreduce.framework.name"), "the job goes to YARN, not the local job runner");
@@ -131,7 +131,7 @@ class JobJarOnYarnTest {
         LivePath live = new LivePath(connection, layout);
         RowKeyCodec keys = new RowKeyCodec(cube);
         for (LocalDate day : List.of(PREV, D)) {
-            traffic(live, day);
+            traffic(live, day, day.equals(D) ? 150 : 12); // D has lost many more increments: many more corrections
             damage(live, keys, cube, day);
         }
         List<Ev> all = live.stored();
@@ -143,6 +143,13 @@ class JobJarOnYarnTest {
             assertNotEquals(exact.get(day), before, "the counters of " + day + " are damaged before the run");
             drift.put(day, expectedDrift(exact.get(day), live.cellsOfDay(day)));
         }
+        // The write path is chosen per reduce task by its number of corrections: a threshold above
+        // every task's share of PREV sends PREV by Puts; D's tasks at or above it go by HFiles and
+        // BulkLoadHFiles, staged on HDFS and loaded by the region servers.
+        int threshold = (int) Math.max(drift.get(PREV)[4], drift.get(PREV)[5]) + 1;
+        long bulkOnD = (drift.get(D)[4] >= threshold ? drift.get(D)[4] : 0) + (drift.get(D)[5] >= threshold ? drift.get(D)[5] : 0);
+        assertTrue(bulkOnD > 0, "the data gives a reduce task of D more corrections than any of PREV: "
+                + java.util.Arrays.toString(drift.get(PREV)) + " vs " + java.util.Arrays.toString(drift.get(D)));
 
         // A live aggregator takes part in the day-close handshake: it acknowledges each day it
         // sees closed in the meta table (after flushing it, in a real one) with its heartbeat.
@@ -162,6 +169,7 @@ class JobJarOnYarnTest {
         aggregator.start();
 
         String[] args = {"-D", "reconcile.splits=2", "-D", "reconcile.reducers=2", "-D", "reconcile.poll.ms=200",
+                "-D", "reconcile.bulk.min.cells=" + threshold,
                 "--from", PREV.toString(), "--to", D.toString(), "--namespace", layout.namespace(), "--cube", cubeFile.toString()};
         RunResult run;
         try {
@@ -196,6 +204,7 @@ class JobJarOnYarnTest {
             assertEquals(d[2], totals.get("cellsDeleted").asLong(), "cells deleted of " + day);
             assertEquals(d[3], totals.get("absoluteDrift").asLong(), "absolute drift of " + day);
             assertTrue(d[1] > 0, "the run had something to correct on " + day);
+            assertEquals(day.equals(D) ? bulkOnD : 0, totals.get("cellsBulkLoaded").asLong(), "cells bulk-loaded on " + day);
             assertEquals(0, report.get("unacknowledged").size(), "the live aggregator acknowledged the close of " + day);
             String line = lines.get(day.equals(PREV) ? first : second);
             assertTrue(line.contains("corrected " + d[1] + ", absolute drift " + d[3]), line);
@@ -238,7 +247,7 @@ class JobJarOnYarnTest {
     // --- data ---------------------------------------------------------------------------------------
 
     /** Healthy traffic of {@code day}, counted live, then some events whose increments were lost. */
-    private void traffic(LivePath live, LocalDate day) {
+    private void traffic(LivePath live, LocalDate day, int lost) {
         List<Ev> imps = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
             Ev e = impression(day + "-imp-" + i, at(day));
@@ -259,7 +268,7 @@ class JobJarOnYarnTest {
             live.ingest(c, c.ts().plusSeconds(1), true);
         }
         live.flush();
-        for (int i = 0; i < 12; i++) { // stored, never counted: the flusher died
+        for (int i = 0; i < lost; i++) { // stored, never counted: the flusher died
             Ev e = impression(day + "-lost-" + i, at(day));
             live.ingest(e, e.ts().plusSeconds(1), false);
         }
@@ -325,9 +334,12 @@ class JobJarOnYarnTest {
         return out;
     }
 
-    /** {checked, corrected, deleted, absolute drift} over the day's cells, from the cells as stored. */
+    /**
+     * {checked, corrected, deleted, absolute drift, corrected in salt buckets s % 2 == 0, == 1 (the
+     * two reduce tasks' shares)} over the day's cells, from the cells as stored.
+     */
     private static long[] expectedDrift(Map<Cell, Long> exact, Map<Cell, byte[]> stored) {
-        long[] f = new long[4];
+        long[] f = new long[6];
         Set<Cell> all = new HashSet<>(exact.keySet());
         all.addAll(stored.keySet());
         for (Cell c : all) {
@@ -340,6 +352,7 @@ class JobJarOnYarnTest {
                 f[1]++;
                 f[2] += e == 0 ? 1 : 0;
                 f[3] += Math.abs(e - sv);
+                f[4 + Integer.parseInt(c.rowHex().substring(0, 2), 16) % 2]++;
             }
         }
         return f;

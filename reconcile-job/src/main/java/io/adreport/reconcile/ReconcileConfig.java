@@ -70,7 +70,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Reduce tasks per job; each reads the stored counters of its own salt buckets (salt % reducers)")
             .define(JOIN_BATCH, Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
-            .define(MAP_BUFFER_CELLS, Type.INT, "100000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+            .define(MAP_BUFFER_CELLS, Type.INT, "4000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
             .define(BULK_MIN_CELLS, Type.INT, "20000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")

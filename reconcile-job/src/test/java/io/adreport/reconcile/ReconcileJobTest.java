@@ -278,8 +278,10 @@ class ReconcileJobTest {
     }
 
     private Reconciler reconciler(TableLayout layout, DayCloseProtocol.Sleeper sleeper) {
+        // The smallest map buffer (1,000 cells: 142 rows of this cube): a map task drains its sums
+        // many times, so the combiner and the reduce tasks add up several parts of one row.
         ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", "2", "reconcile.reducers", "3", "reconcile.grace.ms", "5000",
-                "reconcile.poll.ms", "200", "reconcile.tmp.dir", "target/reconcile-tmp"));
+                "reconcile.poll.ms", "200", "reconcile.tmp.dir", "target/reconcile-tmp", "reconcile.map.buffer.cells", "1000"));
         return new Reconciler(hbase.configuration(), hbase.connection(), layout, config, clock, sleeper);
     }
 

@@ -36,7 +36,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * {@link BulkLoadHFiles}: the region servers adopt finished files, so a day whose counters are
  * mostly wrong does not go through the MemStore and WAL that live increments use.
  *
- * <p><b>Files.</b> Corrections arrive in {@link CellKeys} order (rollup, row, column index), so
+ * <p><b>Files.</b> Corrections arrive in {@link RowKeys} order, then by column index, so
  * one counter table is written at a time and its rows arrive sorted. One HFile per counter table
  * and region touched (the task's rows of one region range; the tables are pre-split on the salt
  * buckets a reduce task owns): a file never spans regions, so the load does not split it. The
@@ -94,7 +94,7 @@ final class BulkCorrections implements Closeable {
         }
     }
 
-    /** Adds one correction; calls must come in {@link CellKeys} order. {@code delete}: a stale cell. */
+    /** Adds one correction; calls must come in {@link RowKeys} order, then by column index. {@code delete}: a stale cell. */
     void add(int rollupIndex, byte[] rowBytes, int column, long value, boolean delete, long timestamp) throws IOException {
         if (rollupIndex != rollup || !Arrays.equals(rowBytes, rowKey)) {
             flushRow();

@@ -4,14 +4,14 @@ import java.io.IOException;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.mapreduce.Reducer;
 
-/** Sums the expected parts of a cell (and keeps its stored value) before the shuffle. */
-final class CellCombiner extends Reducer<ImmutableBytesWritable, CellValue, ImmutableBytesWritable, CellValue> {
-    private final CellValue merged = new CellValue();
+/** Sums the expected parts of a counter row's cells before the shuffle. */
+final class CellCombiner extends Reducer<ImmutableBytesWritable, RowCells, ImmutableBytesWritable, RowCells> {
+    private final RowCells merged = new RowCells();
 
     @Override
-    protected void reduce(ImmutableBytesWritable key, Iterable<CellValue> values, Context ctx) throws IOException, InterruptedException {
+    protected void reduce(ImmutableBytesWritable key, Iterable<RowCells> values, Context ctx) throws IOException, InterruptedException {
         merged.clear();
-        for (CellValue v : values) {
+        for (RowCells v : values) {
             merged.merge(v);
         }
         ctx.write(key, merged);

@@ -26,10 +26,11 @@ import org.apache.hadoop.mapreduce.Reducer;
  * day counts in. An equal cell is not written, so a second run over unchanged data writes none.
  *
  * <p>Stored values are not shuffled: this task owns the counter salt buckets
- * {@link CellPartitioner} sends it, reads their stored cells of the day with {@link StoredCells}
- * in key order and merges them with the sorted keys it receives — a stored cell before the
- * current key has no expected value (deleted), one equal to it is compared, and the rest after
- * the last key are deleted in {@link #cleanup}.
+ * {@link CellPartitioner} sends it, reads their stored rows of the day with {@link StoredCells}
+ * in key order and merges them with the sorted row keys it receives — a stored row before the
+ * current key has no expected value (its cells are deleted), one equal to it is compared cell by
+ * cell, and the rest after the last key are deleted in {@link #cleanup}. A row's corrections go
+ * out together: one Put (and one Delete) per row on the Put path.
  *
  * <p><b>Two write paths, chosen per task by its number of corrections</b>
  * ({@code reconcile.bulk.min.cells} = N). The task holds its first corrections in memory (at most
@@ -46,8 +47,8 @@ import org.apache.hadoop.mapreduce.Reducer;
  * <p>Figures are kept per rollup in task-local arrays and published as job counters in
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
  */
-final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, ImmutableBytesWritable, Mutation> {
-    private final CellValue merged = new CellValue();
+final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, ImmutableBytesWritable, Mutation> {
+    private final RowCells merged = new RowCells();
     private List<Rollup> rollups;
     private CounterCells cells;
     private ImmutableBytesWritable[] tables;
@@ -97,7 +98,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
     }
 
     @Override
-    protected void reduce(ImmutableBytesWritable key, Iterable<CellValue> values, Context ctx) throws IOException, InterruptedException {
+    protected void reduce(ImmutableBytesWritable key, Iterable<RowCells> values, Context ctx) throws IOException, InterruptedException {
         byte[] k = key.get();
         int off = key.getOffset();
         int len = key.getLength();
@@ -106,7 +107,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
             stored.advance();
         }
         merged.clear();
-        for (CellValue v : values) {
+        for (RowCells v : values) {
             merged.merge(v);
         }
         if (stored.key() != null && Bytes.equals(stored.key(), 0, stored.key().length, k, off, len)) {
@@ -116,60 +117,91 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, CellValue, Immut
         settle(k, off, len, merged, ctx);
     }
 
-    /** Expected vs stored for one cell; writes the correction when they differ. */
-    private void settle(byte[] k, int off, int len, CellValue cell, Context ctx) throws IOException, InterruptedException {
-        int rollup = CellKeys.rollup(k, off);
-        long expected = cell.expected();
-        long storedValue = cell.stored();
-        checked[rollup]++;
-        boolean delete = expected == 0 && cell.exists();
-        boolean put = expected != 0 && (!cell.exists() || cell.damaged() || storedValue != expected);
-        if (!delete && !put) {
-            return;
-        }
-        long d = Math.abs(expected - storedValue);
-        corrected[rollup]++;
-        drift[rollup] += d;
-        maxDrift[rollup] = Math.max(maxDrift[rollup], d);
-        if (delete) {
-            deleted[rollup]++;
-        }
-        if (dryRun) {
-            return;
-        }
-        byte[] row = CellKeys.row(k, off, len);
-        int column = CellKeys.column(k, off, len);
-        long timestamp = Math.max(taskStart, cell.exists() ? cell.timestamp() + 1 : 0);
-        if (bulk != null) {
-            bulk.add(rollup, row, column, expected, delete, timestamp);
-        } else if (bulkMinCells < 0) {
-            ctx.write(tables[rollup], mutation(row, column, expected, delete));
-        } else {
-            held.add(new Correction(rollup, row, column, expected, delete, timestamp));
-            if (held.size() >= Math.max(1, bulkMinCells)) {
-                bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
-                        new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
-                        ctx.getTaskAttemptID().toString());
-                for (Correction c : held) {
-                    bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp());
+    /** Expected vs stored for each cell of one row; writes the corrections of the cells that differ. */
+    private void settle(byte[] k, int off, int len, RowCells row, Context ctx) throws IOException, InterruptedException {
+        int rollup = RowKeys.rollup(k, off);
+        byte[] rowKey = null;
+        Put put = null;
+        Delete delete = null;
+        for (long m = row.columns(); m != 0; m &= m - 1) {
+            int column = Long.numberOfTrailingZeros(m);
+            long expected = row.expected(column);
+            boolean exists = row.exists(column);
+            long storedValue = row.stored(column);
+            checked[rollup]++;
+            boolean stale = expected == 0 && exists;
+            boolean wrong = expected != 0 && (!exists || row.damaged(column) || storedValue != expected);
+            if (!stale && !wrong) {
+                continue;
+            }
+            long d = Math.abs(expected - storedValue);
+            corrected[rollup]++;
+            drift[rollup] += d;
+            maxDrift[rollup] = Math.max(maxDrift[rollup], d);
+            if (stale) {
+                deleted[rollup]++;
+            }
+            if (dryRun) {
+                continue;
+            }
+            if (rowKey == null) {
+                rowKey = RowKeys.row(k, off, len);
+            }
+            long timestamp = Math.max(taskStart, exists ? row.timestamp(column) + 1 : 0);
+            if (bulk != null) {
+                bulk.add(rollup, rowKey, column, expected, stale, timestamp);
+            } else if (bulkMinCells < 0) {
+                byte[] qualifier = cells.qualifier(column);
+                if (stale) {
+                    delete = (delete == null ? new Delete(rowKey) : delete).addColumns(TableLayout.COUNTER_FAMILY, qualifier);
+                } else {
+                    put = (put == null ? new Put(rowKey) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
                 }
-                held.clear();
+            } else {
+                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp));
+                if (held.size() >= Math.max(1, bulkMinCells)) {
+                    bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
+                            new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
+                            ctx.getTaskAttemptID().toString());
+                    for (Correction c : held) {
+                        bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp());
+                    }
+                    held.clear();
+                }
             }
         }
-    }
-
-    private Mutation mutation(byte[] row, int column, long expected, boolean delete) {
-        byte[] qualifier = cells.qualifier(column);
-        return delete
-                ? new Delete(row).addColumns(TableLayout.COUNTER_FAMILY, qualifier)
-                : new Put(row).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
+        if (put != null) {
+            ctx.write(tables[rollup], put);
+        }
+        if (delete != null) {
+            ctx.write(tables[rollup], delete);
+        }
     }
 
     /** The held corrections as Puts/Deletes, or the task's HFiles loaded; returns the cells bulk-loaded. */
     private long writeCorrections(Context ctx) throws IOException, InterruptedException {
         if (bulk == null) {
-            for (Correction c : held) {
-                ctx.write(tables[c.rollup()], mutation(c.row(), c.column(), c.value(), c.delete()));
+            // Held in row order; the corrections of one row (one row key array) go out as one Put and one Delete.
+            int i = 0;
+            while (i < held.size()) {
+                Correction first = held.get(i);
+                Put put = null;
+                Delete delete = null;
+                for (; i < held.size() && held.get(i).row() == first.row(); i++) {
+                    Correction c = held.get(i);
+                    byte[] qualifier = cells.qualifier(c.column());
+                    if (c.delete()) {
+                        delete = (delete == null ? new Delete(c.row()) : delete).addColumns(TableLayout.COUNTER_FAMILY, qualifier);
+                    } else {
+                        put = (put == null ? new Put(c.row()) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(c.value()));
+                    }
+                }
+                if (put != null) {
+                    ctx.write(tables[first.rollup()], put);
+                }
+                if (delete != null) {
+                    ctx.write(tables[first.rollup()], delete);
+                }
             }
             held.clear();
             return 0;

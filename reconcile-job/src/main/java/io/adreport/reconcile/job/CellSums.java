@@ -9,50 +9,81 @@ import java.util.Arrays;
  * new); the cell keys of the shuffle are built only when the sums are drained.
  *
  * <p>Open addressing with linear probing over a power-of-two table kept at most half full;
- * {@link #full} tells the owner to drain before the row bound is passed. One task thread owns it.
+ * {@link #full} tells the owner to drain before the row bound is passed. The arrays start small
+ * and double as rows arrive, up to the bound: a large bound (so that a task sums its whole share
+ * of a day once, and emits each cell once) costs memory only on days that have that many rows.
+ * One task thread owns it.
  */
 final class CellSums {
 
-    /** Receives one summed cell when draining. */
+    /**
+     * Receives one summed row when draining: the columns that received a delta ({@code touched},
+     * a bit per column index) and their sums at {@code sums[offset + column]}; valid during the call only.
+     */
     @FunctionalInterface
     interface Drain {
-        void cell(int table, byte[] row, int column, long sum) throws java.io.IOException, InterruptedException;
+        void row(int table, byte[] row, long touched, long[] sums, int offset) throws java.io.IOException, InterruptedException;
     }
+
+    private static final int INITIAL_ROWS = 1 << 12;
 
     private final int columns;
     private final int maxRows;
-    private final int[] index;    // slot + 1 per hash bucket; 0 = free
-    private final int mask;
-    private final byte[][] rows;
-    private final int[] tables;
-    private final int[] hashes;
-    private final long[] sums;
-    private final long[] touched; // bit per column: the cell received a delta (a sum may be 0)
+    private int[] index;    // slot + 1 per hash bucket; 0 = free
+    private int mask;
+    private byte[][] rows;
+    private int[] tables;
+    private int[] hashes;
+    private long[] sums;
+    private long[] touched; // bit per column: the cell received a delta (a sum may be 0)
     private int size;
 
     CellSums(int columns, int maxRows) {
         if (columns > 64) {
             throw new IllegalArgumentException("at most 64 metrics per cube, got " + columns);
         }
+        if (maxRows < 1) {
+            throw new IllegalArgumentException("at least one row, got " + maxRows);
+        }
         this.columns = columns;
         this.maxRows = maxRows;
-        int buckets = Integer.highestOneBit(Math.max(16, maxRows) * 2 - 1) << 1;
-        this.index = new int[buckets];
-        this.mask = buckets - 1;
-        this.rows = new byte[maxRows][];
-        this.tables = new int[maxRows];
-        this.hashes = new int[maxRows];
-        this.sums = new long[maxRows * columns];
-        this.touched = new long[maxRows];
+        allocate(Math.min(maxRows, INITIAL_ROWS));
+    }
+
+    private void allocate(int capacity) {
+        int buckets = Integer.highestOneBit(Math.max(16, capacity) * 2 - 1) << 1;
+        index = new int[buckets];
+        mask = buckets - 1;
+        rows = rows == null ? new byte[capacity][] : Arrays.copyOf(rows, capacity);
+        tables = tables == null ? new int[capacity] : Arrays.copyOf(tables, capacity);
+        hashes = hashes == null ? new int[capacity] : Arrays.copyOf(hashes, capacity);
+        sums = sums == null ? new long[capacity * columns] : Arrays.copyOf(sums, capacity * columns);
+        touched = touched == null ? new long[capacity] : Arrays.copyOf(touched, capacity);
+        for (int slot = 0; slot < size; slot++) {
+            int b = bucket(hashes[slot]);
+            while (index[b] != 0) {
+                b = (b + 1) & mask;
+            }
+            index[b] = slot + 1;
+        }
+    }
+
+    private int bucket(int h) {
+        return (h ^ (h >>> 16)) & mask;
     }
 
     /** Adds {@code delta} to cell (table, row, column); the caller drains first when {@link #full}. */
     void add(int table, byte[] row, int column, long delta) {
         int h = Arrays.hashCode(row) * 31 + table;
-        int b = (h ^ (h >>> 16)) & mask;
+        int b = bucket(h);
         while (true) {
             int slot = index[b] - 1;
             if (slot < 0) {
+                if (size == tables.length) {
+                    allocate((int) Math.min(maxRows, 2L * size)); // full() is checked after each add: size < maxRows here
+                    add(table, row, column, delta);
+                    return;
+                }
                 slot = size++;
                 index[b] = slot + 1;
                 rows[slot] = row;
@@ -79,15 +110,10 @@ final class CellSums {
         return size;
     }
 
-    /** Hands every touched cell to {@code out} and empties the sums. */
+    /** Hands every row to {@code out} and empties the sums. */
     void drain(Drain out) throws java.io.IOException, InterruptedException {
         for (int slot = 0; slot < size; slot++) {
-            long t = touched[slot];
-            for (int c = 0; c < columns; c++) {
-                if ((t & (1L << c)) != 0) {
-                    out.cell(tables[slot], rows[slot], c, sums[slot * columns + c]);
-                }
-            }
+            out.row(tables[slot], rows[slot], touched[slot], sums, slot * columns);
             rows[slot] = null;
         }
         Arrays.fill(index, 0);

@@ -36,6 +36,11 @@ record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits
     static final String DRY_RUN = "adreport.reconcile.dry.run";
     /** Directory (on the job's file system) under which reduce tasks stage the HFiles they bulk-load. */
     static final String BULK_DIR = "adreport.reconcile.bulk.dir";
+    /**
+     * Whether the map side runs {@link CellCombiner} (default true). Not an operator setting: a
+     * switch for the benchmark's lever runs, read at submission only.
+     */
+    static final String COMBINER = "adreport.reconcile.combiner";
 
     /** Writes everything {@link #from} reads; the cube must have been read from text. */
     static void write(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun, ReconcileConfig config) {

@@ -33,9 +33,10 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
  * Builds, runs and reads the reconcile MapReduce job for one UTC day.
  *
  * <p>Shape: {@link DayInputFormat} (D's raw rows, nothing else) → {@link RecountMapper} (events →
- * expected deltas through {@code CounterFanout}, summed per cell in memory) → {@link CellCombiner}
+ * expected deltas through {@code CounterFanout}, summed per cell in memory; one record per counter
+ * row, {@link RowKeys} → {@link RowCells}) → {@link CellCombiner}
  * → {@link CellPartitioner} (by counter salt bucket) → {@link CellReducer} (merges the sorted
- * expected cells with the stored cells of its buckets, read in the same order by
+ * expected rows with the stored rows of its buckets, read in the same order by
  * {@link StoredCells}; Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
  * dry run. A reduce task with many corrections writes them as HFiles instead and bulk-loads them
  * ({@link BulkCorrections}, staged under {@link JobSettings#BULK_DIR}, removed after the job).
@@ -75,8 +76,10 @@ public final class ReconcileJob {
         job.setInputFormatClass(DayInputFormat.class);
         job.setMapperClass(RecountMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        job.setMapOutputValueClass(CellValue.class);
-        job.setCombinerClass(CellCombiner.class);
+        job.setMapOutputValueClass(RowCells.class);
+        if (c.getBoolean(JobSettings.COMBINER, true)) {
+            job.setCombinerClass(CellCombiner.class);
+        }
         job.setPartitionerClass(CellPartitioner.class);
         job.setReducerClass(CellReducer.class);
         job.setNumReduceTasks(config.reducers());

@@ -24,8 +24,9 @@ import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.mapreduce.Mapper;
 
 /**
- * Turns day D's raw rows into expected counter deltas, keyed by cell ({@link CellKeys}; addresses from {@link CounterCells}, shared with the live
- * aggregator).
+ * Turns day D's raw rows into expected counter deltas, one shuffle record per counter row
+ * ({@link RowKeys}, its metric cells in one {@link RowCells}; addresses from {@link CounterCells},
+ * shared with the live aggregator).
  *
  * <p>Counting: each raw row is one event (the raw key is the dedup identity, so a replay is the
  * same row); its deltas come from {@link CounterFanout}, the rules the live aggregator uses.
@@ -38,14 +39,15 @@ import org.apache.hadoop.mapreduce.Mapper;
  * <p>Memory: deltas are summed per cell in {@link CellSums} (primitive sums per counter row,
  * nothing allocated per delta), bounded by {@code reconcile.map.buffer.cells}; when it is full it
  * is drained to the framework (and the combiner sums again), so a day with many distinct cells
- * costs more shuffle, never more heap. Pending join events are bounded by
+ * costs more shuffle, never more heap. A bound above the task's distinct cells means one drain, at
+ * the end: each row leaves the task once. Pending join events are bounded by
  * {@code reconcile.join.batch}.
  *
  * <p>Concurrency: one task thread owns every field. Failure: an HBase error fails the task and
  * the framework retries it; map output of a failed attempt is discarded, so nothing is counted
  * twice.
  */
-final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWritable, CellValue> {
+final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWritable, RowCells> {
 
     private TableLayout layout;
     private RowKeyCodec keys;
@@ -53,7 +55,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private Instant endOfDay;
     private CellSums sums;
     private final ImmutableBytesWritable outKey = new ImmutableBytesWritable();
-    private final CellValue outValue = new CellValue();
+    private final RowCells outValue = new RowCells();
     private final List<Event> pendingJoins = new ArrayList<>();
     private int joinBatch;
     private Connection connection;
@@ -188,10 +190,13 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     }
 
     private void spill() throws IOException, InterruptedException {
-        sums.drain((table, row, column, sum) -> {
-            outKey.set(CellKeys.encode(table, row, column));
+        sums.drain((table, row, touched, values, offset) -> {
+            outKey.set(RowKeys.encode(table, row));
             outValue.clear();
-            outValue.addExpected(sum);
+            for (long m = touched; m != 0; m &= m - 1) {
+                int column = Long.numberOfTrailingZeros(m);
+                outValue.addExpected(column, values[offset + column]);
+            }
             context.write(outKey, outValue);
         });
     }

@@ -9,10 +9,8 @@ import io.adreport.schema.table.TableLayout;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.LocalDate;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Connection;
@@ -25,8 +23,8 @@ import org.apache.hadoop.mapreduce.Counter;
 
 /**
  * A reduce task's cursor over the stored counter cells of day D in the salt buckets it owns
- * ({@link CellPartitioner}), in {@link CellKeys} order: rollup by rollup, then the day ranges of
- * each owned bucket and granularity in row order, then the metric columns of a row by index.
+ * ({@link CellPartitioner}), one counter row at a time in {@link RowKeys} order: rollup by rollup,
+ * then the day ranges of each owned bucket and granularity in row order.
  * The reducer merges it with the sorted shuffled keys, so stored values never go through the
  * shuffle. Rows are scanned lazily, one range at a time, with the task's one connection.
  *
@@ -40,13 +38,11 @@ final class StoredCells implements Closeable {
     private final Counter rowsRead;
     private final Counter foreign;
     private final Counter damaged;
-    private final Deque<byte[]> rowKeys = new ArrayDeque<>();
-    private final Deque<CellValue> rowValues = new ArrayDeque<>();
+    private final RowCells value = new RowCells();
     private int rangeIndex = -1;
     private Table table;
     private ResultScanner scanner;
     private byte[] key;
-    private CellValue value;
 
     private record Range(int rollup, String table, KeyRange keys) {
     }
@@ -76,53 +72,47 @@ final class StoredCells implements Closeable {
         advance();
     }
 
-    /** Key of the current stored cell ({@link CellKeys} encoding), or null when all are read. */
+    /** Key of the current stored row ({@link RowKeys} encoding), or null when all are read. */
     byte[] key() {
         return key;
     }
 
-    CellValue value() {
+    /** The current row's stored cells; reused, so valid until {@link #advance}. */
+    RowCells value() {
         return value;
     }
 
+    /** Moves to the next stored row that holds at least one metric cell. */
     void advance() throws IOException {
-        while (rowKeys.isEmpty()) {
-            if (!nextRow()) {
-                key = null;
-                value = null;
-                return;
-            }
+        if (!nextRow()) {
+            key = null;
+            value.clear();
         }
-        key = rowKeys.poll();
-        value = rowValues.poll();
     }
 
-    /** Loads the next non-empty row's metric cells, ordered by column index; false at the end. */
+    /** Loads the next row that holds metric cells into {@link #key} and {@link #value}; false at the end. */
     private boolean nextRow() throws IOException {
         while (true) {
             Result r = scanner == null ? null : scanner.next();
             if (r != null) {
                 rowsRead.increment(1);
                 int rollup = ranges.get(rangeIndex).rollup();
-                CellValue[] byColumn = new CellValue[cells.columns()];
+                value.clear();
                 for (Cell c : r.rawCells()) {
                     int column = cells.column(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
                     if (column < 0) {
                         foreign.increment(1);
                     } else if (c.getValueLength() == Bytes.SIZEOF_LONG) {
-                        byColumn[column] = CellValue.stored(Bytes.toLong(c.getValueArray(), c.getValueOffset()), c.getTimestamp());
+                        value.setStored(column, Bytes.toLong(c.getValueArray(), c.getValueOffset()), c.getTimestamp());
                     } else {
                         damaged.increment(1);
-                        byColumn[column] = CellValue.damagedCell(c.getTimestamp());
+                        value.setDamaged(column, c.getTimestamp());
                     }
                 }
-                byte[] row = r.getRow();
-                for (int c = 0; c < byColumn.length; c++) {
-                    if (byColumn[c] != null) {
-                        rowKeys.add(CellKeys.encode(rollup, row, c));
-                        rowValues.add(byColumn[c]);
-                    }
+                if (value.columns() == 0) {
+                    continue; // foreign columns only: nothing of the cube to check
                 }
+                key = RowKeys.encode(rollup, r.getRow());
                 return true;
             }
             closeScanner();

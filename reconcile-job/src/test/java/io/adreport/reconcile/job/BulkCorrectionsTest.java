@@ -58,7 +58,7 @@ class BulkCorrectionsTest {
 
             BulkCorrections bulk = corrections(hbase, layout, cells, "tie");
             int rollup = CUBE.rollups().indexOf(network);
-            // In CellKeys order (rows by key, columns by index), with the live cells' own timestamp.
+            // In RowKeys order (rows by key), columns by index, with the live cells' own timestamp.
             assertTrue(Bytes.compareTo(flushed, inMemstore) < 0);
             for (int column : new int[] {Math.min(impressions, clicks), Math.max(impressions, clicks)}) {
                 bulk.add(rollup, flushed, column, column == impressions ? 42L : 0L, column == clicks, t);

@@ -19,7 +19,13 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, 64);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, row, column, sum) -> drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, sum, Long::sum);
+        CellSums.Drain into = (table, row, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                }
+            }
+        };
         for (int i = 0; i < 50_000; i++) {
             int table = rnd.nextInt(3);
             byte[] row = new byte[1 + rnd.nextInt(3)];
@@ -38,5 +44,44 @@ class CellSumsTest {
         assertEquals(0, sums.rows());
         assertEquals(oracle, drained);
         assertTrue(oracle.containsValue(0L), "the data exercises touched cells whose sum is 0");
+    }
+
+    @Test
+    void sums_grow_past_their_first_arrays_up_to_the_bound_and_stay_exact() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(12);
+        int columns = 7;
+        int bound = 30_000; // above the first allocation, so the arrays double (and rehash) on the way
+        CellSums sums = new CellSums(columns, bound);
+        Map<String, Long> oracle = new HashMap<>();
+        Map<String, Long> drained = new HashMap<>();
+        CellSums.Drain into = (table, row, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                }
+            }
+        };
+        int drains = 0;
+        int largest = 0;
+        for (int i = 0; i < 200_000; i++) {
+            int table = rnd.nextInt(8);
+            byte[] row = new byte[2 + rnd.nextInt(2)];
+            for (int b = 0; b < row.length; b++) {
+                row[b] = (byte) rnd.nextInt(40);
+            }
+            int column = rnd.nextInt(columns);
+            long delta = 1 + rnd.nextInt(1000);
+            oracle.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, delta, Long::sum);
+            sums.add(table, row, column, delta);
+            largest = Math.max(largest, sums.rows());
+            if (sums.full()) {
+                sums.drain(into);
+                drains++;
+            }
+        }
+        sums.drain(into);
+        assertEquals(oracle, drained);
+        assertEquals(bound, largest, "the sums grew to the bound before draining");
+        assertTrue(drains >= 1, "the data passes the bound at least once");
     }
 }

@@ -119,13 +119,17 @@ class RankedTopNBenchmarkTest {
                 report.append(compare("top-100 of one reconciled day", http, analyst,
                         base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
                 report.append(compare("tenant (advertiser key) top-100 over 31 days", http, tenant,
-                        base + top.replace("groupBy=advertiser,campaign", "groupBy=advertiser,campaign") + "&from=2026-10-01&to=2026-11-01",
+                        base + top + "&from=2026-10-01&to=2026-11-01",
                         duck, String.format(sqlTop, "AND advertiser = ?"), "2026-10-01", "2026-11-01", "adv-7"));
                 report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
-                report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
-                        base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
-                        LIVE_RUNS));
+if (keys <= 300_000) {
+                    report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
+                            base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
+                            LIVE_RUNS));
+                } else { // the live day is scanned: K rows, more than report.max.rows.scanned (1M) allows near 1M keys
+                    report.append("top-100 over 31 reconciled days + the live day: skipped (scans all " + keys + " rows of the live day)\n");
+                }
                 metrics.scrape().lines().filter(l -> l.startsWith("adreport_report_plan_total")
                         || l.startsWith("adreport_report_topn_")).forEach(l -> report.append("  ").append(l).append('\n'));
             } finally {

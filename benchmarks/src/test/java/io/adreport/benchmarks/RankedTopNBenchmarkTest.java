@@ -123,7 +123,7 @@ class RankedTopNBenchmarkTest {
                         duck, String.format(sqlTop, "AND advertiser = ?"), "2026-10-01", "2026-11-01", "adv-7"));
                 report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
-if (keys <= 300_000) {
+                if (keys <= 300_000) {
                     report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
                             base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
                             LIVE_RUNS));

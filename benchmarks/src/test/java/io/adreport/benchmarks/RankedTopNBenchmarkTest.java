@@ -73,7 +73,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * equal; no timed assertion.
  */
 @ExtendWith(HBaseExtension.class)
-@EnabledIfSystemProperty(named = "bench", matches = "true")
 class RankedTopNBenchmarkTest {
     private static final LocalDate FIRST = LocalDate.parse("2026-10-01");
     private static final int DAYS = 31;
@@ -84,7 +83,65 @@ class RankedTopNBenchmarkTest {
     private static final int PEER_RUNS = Integer.getInteger("topn.peerRuns", RUNS);
     private static final int LIVE_RUNS = Integer.getInteger("topn.liveRuns", Math.max(10, RUNS / 6));
 
+    /**
+     * Not a benchmark (runs in every build): what the benchmark bulk-loads is what the nightly
+     * path writes. The same counters, bulk-loaded for 300 keys, are copied into a second
+     * namespace whose index the production {@link RankedIndexWriter} writes day by day (and the
+     * month once it is complete); every campaign row of both index tables is equal.
+     */
     @Test
+    void the_bulk_loaded_index_equals_what_the_production_writer_writes(MiniHBase hbase) throws Exception {
+        Cube cube = CubeLoader.defaultCube();
+        TableLayout bulk = new TableLayout(cube, hbase.freshNamespace("topnbulk"));
+        TableLayout written = new TableLayout(cube, hbase.freshNamespace("topnput"));
+        new SchemaApplier(bulk).apply(hbase.connection().getAdmin(), false);
+        new SchemaApplier(written).apply(hbase.connection().getAdmin(), false);
+        Rollup campaign = cube.rollup("campaign").orElseThrow();
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+            load(hbase, cube, bulk, duck, 300, new StringBuilder());
+        }
+        try (org.apache.hadoop.hbase.client.Table from = hbase.connection().getTable(bulk.counterTable(campaign));
+             BufferedMutator to = hbase.connection().getBufferedMutator(written.counterTable(campaign));
+             org.apache.hadoop.hbase.client.ResultScanner rs = from.getScanner(new org.apache.hadoop.hbase.client.Scan())) {
+            for (org.apache.hadoop.hbase.client.Result r : rs) {
+                Put p = new Put(r.getRow());
+                r.listCells().forEach(c -> p.addColumn(TableLayout.COUNTER_FAMILY, org.apache.hadoop.hbase.CellUtil.cloneQualifier(c),
+                        org.apache.hadoop.hbase.CellUtil.cloneValue(c)));
+                to.mutate(p);
+            }
+        }
+        MetaStore meta = new MetaStore(hbase.connection(), written, Clock.systemUTC());
+        RankedIndexWriter writer = new RankedIndexWriter(hbase.connection(), written);
+        for (int d = 0; d < DAYS; d++) {
+            meta.markClosing(FIRST.plusDays(d));
+            writer.write(FIRST.plusDays(d));
+            meta.markReconciled(FIRST.plusDays(d), "{}");
+            writer.writeMonthIfComplete(FIRST.plusDays(d), meta);
+        }
+        List<String> a = campaignIndexRows(hbase, bulk);
+        List<String> b = campaignIndexRows(hbase, written);
+        assertEquals(b.size(), a.size());
+        assertEquals(b, a);
+        assertEquals(true, a.size() > 300 * 2 * (DAYS + 1), "day lists, month list and series rows: " + a.size());
+    }
+
+    private static List<String> campaignIndexRows(MiniHBase hbase, TableLayout layout) throws Exception {
+        List<String> out = new ArrayList<>();
+        byte[] prefix = Bytes.toBytes("campaign\0");
+        try (org.apache.hadoop.hbase.client.Table t = hbase.connection().getTable(layout.rankedIndexTable());
+             org.apache.hadoop.hbase.client.ResultScanner rs = t.getScanner(new org.apache.hadoop.hbase.client.Scan()
+                     .setRowPrefixFilter(prefix))) {
+            for (org.apache.hadoop.hbase.client.Result r : rs) {
+                r.listCells().forEach(c -> out.add(Bytes.toStringBinary(org.apache.hadoop.hbase.CellUtil.cloneRow(c)) + " "
+                        + Bytes.toStringBinary(org.apache.hadoop.hbase.CellUtil.cloneQualifier(c)) + "="
+                        + Bytes.toStringBinary(org.apache.hadoop.hbase.CellUtil.cloneValue(c))));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "bench", matches = "true")
     void top_100_latency_beside_duckdb(MiniHBase hbase) throws Exception {
         int keys = Integer.getInteger("topn.keys", 100_000);
         Cube cube = CubeLoader.defaultCube();

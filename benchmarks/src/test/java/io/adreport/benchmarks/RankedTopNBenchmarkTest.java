@@ -154,8 +154,10 @@ class RankedTopNBenchmarkTest {
 
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
             long t0 = System.nanoTime();
+            save(report, keys);
             load(hbase, cube, layout, duck, keys, report);
             report.append(String.format("loaded in %.1f s; load average %.2f%n", (System.nanoTime() - t0) / 1e9, load()));
+            save(report, keys);
 
             Metrics metrics = new Metrics();
             ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(), ReportConfig.defaults(), metrics,
@@ -171,15 +173,20 @@ class RankedTopNBenchmarkTest {
                         + " GROUP BY advertiser, campaign ORDER BY s DESC, advertiser, campaign LIMIT 100";
                 report.append(compare("top-100 over 31 reconciled days", http, analyst,
                         base + top + "&from=2026-10-01&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-01", null));
-                report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
-                        base + top + "&from=2026-10-02&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-02", "2026-11-01", null));
-                report.append(compare("top-100 of one reconciled day", http, analyst,
-                        base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
+                save(report, keys);
                 report.append(compare("tenant (advertiser key) top-100 over 31 days", http, tenant,
                         base + top + "&from=2026-10-01&to=2026-11-01",
                         duck, String.format(sqlTop, "AND advertiser = ?"), "2026-10-01", "2026-11-01", "adv-7"));
+                save(report, keys);
+                report.append(compare("top-100 of one reconciled day", http, analyst,
+                        base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
+                save(report, keys);
                 report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
+                save(report, keys);
+                report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
+                        base + top + "&from=2026-10-02&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-02", "2026-11-01", null));
+                save(report, keys);
                 if (keys <= 300_000) {
                     report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
                             base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
@@ -194,9 +201,14 @@ class RankedTopNBenchmarkTest {
             }
         }
         report.append(String.format("load average at the end: %.2f%n", load()));
+        save(report, keys);
+        System.err.print(report);
+    }
+
+    /** The report so far (a run cut short still leaves what it measured). */
+    private static void save(StringBuilder report, int keys) throws java.io.IOException {
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "topn-bench-" + keys + ".txt"), report);
-        System.err.print(report);
     }
 
     private static double load() {
@@ -400,6 +412,7 @@ class RankedTopNBenchmarkTest {
             cells += counters.cells();
         }
         long t1 = System.nanoTime();
+        System.err.printf("counters and DuckDB rows loaded in %.1f s%n", (t1 - t0) / 1e9);
         // the index: day lists (kind E, day by day), then month entries, pointers, month series rows (M < P < Q < S)
         long entries = 0;
         try (BulkHFiles index = new BulkHFiles(hbase.configuration(), hbase.connection(), layout.rankedIndexTable(),
@@ -421,6 +434,7 @@ class RankedTopNBenchmarkTest {
                 for (Cell c : buf) {
                     index.put(c.row(), c.qualifier(), c.value());
                 }
+                System.err.printf("day list %s written at %.1f s%n", day, (System.nanoTime() - t0) / 1e9);
             }
             buf.clear();
             for (int k = 0; k < keys; k++) {

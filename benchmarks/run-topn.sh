@@ -14,7 +14,7 @@ keys=("$@")
 [ ${#keys[@]} -eq 0 ] && keys=(100000 1000000)
 for k in "${keys[@]}"; do
   uptime
-  mvn -B -o -q verify -pl benchmarks -am -Dbench=true -Dtest=RankedTopNBenchmarkTest -Dsurefire.failIfNoSpecifiedTests=false \
+  mvn -B -o -q verify -pl benchmarks -am -Dbench=true -Dtest='RankedTopNBenchmarkTest#top_100_latency_beside_duckdb' -Dsurefire.failIfNoSpecifiedTests=false \
       -Dtopn.keys="$k" -Dtopn.runs="${TOPN_RUNS:-100}" -Dtopn.peerRuns="${TOPN_PEER_RUNS:-20}" -Dtopn.liveRuns="${TOPN_LIVE_RUNS:-3}"
   cat "benchmarks/target/topn-bench-$k.txt"
   uptime

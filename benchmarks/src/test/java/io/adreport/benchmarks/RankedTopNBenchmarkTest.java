@@ -65,7 +65,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * scale that would take hours here). DuckDB gets the same (day, advertiser, campaign, impressions)
  * rows and the same hourly rows.
  *
- * <p>Run: {@code mvn -B -o verify -pl benchmarks -am -Dbench=true -Dtest=RankedTopNBenchmarkTest
+ * <p>Run: {@code mvn -B -o verify -pl benchmarks -am -Dbench=true -Dtest='RankedTopNBenchmarkTest#top_100_latency_beside_duckdb'
  * -Dsurefire.failIfNoSpecifiedTests=false -Dtopn.keys=1000000 -Dtopn.runs=100 -Dtopn.peerRuns=20}
  * (or {@code benchmarks/run-topn.sh}); the numbers go to {@code benchmarks/target/topn-bench-K.txt}.
  * {@code topn.peerRuns} times DuckDB on every (runs/peerRuns)-th request only, {@code

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * scheduler and the tests: {@link #reconcile} closes the day ({@link DayCloseProtocol}), runs
  * the job ({@link ReconcileJob}), writes the day's ranked top-N index from the corrected counters
  * ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
- * status; a dry run only runs the job, without closing or writing anything. The index is written
+ * status, then, when that completes a UTC month, the month's ranked lists; a dry run only runs the job, without closing or writing anything. The index is written
  * before the status, so a reader that sees {@code reconciled} finds the day's index published.
  *
  * <p>Concurrency: one reconciliation at a time per instance (the scheduler and an operator may
@@ -84,6 +84,7 @@ public final class Reconciler {
         LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index {} entries ({} superseded deleted)",
                 day, report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift(),
                 written.entries(), written.deleted());
+        writeMonth(day);
         ViewRepair repair = views;
         if (repair != null) {
             try {
@@ -94,6 +95,21 @@ public final class Reconciler {
             }
         }
         return report;
+    }
+
+    /**
+     * Writes the ranked lists of {@code day}'s month once all its days are reconciled (again when
+     * a day of it is reconciled again). A failure leaves the day reconciled: until a later
+     * reconcile of a day of that month rewrites the month, reports merge its day lists (the month
+     * pointer names older day generations, so readers do not use it).
+     */
+    private void writeMonth(LocalDate day) {
+        try {
+            index.writeMonthIfComplete(day, meta).ifPresent(w -> LOG.info("month {} ranked index: {} entries ({} superseded deleted)",
+                    java.time.YearMonth.from(day), w.entries(), w.deleted()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("day {}: writing its month's ranked index failed (reports merge the day lists instead): {}", day, e.toString());
+        }
     }
 
     /**

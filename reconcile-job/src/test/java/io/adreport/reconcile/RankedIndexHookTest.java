@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.reconcile.Recount.Ev;
+import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -16,6 +18,7 @@ import io.adreport.testkit.MutableClock;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,7 +39,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The reconciler writes the day's ranked index from the counters the job corrected: after a
  * damaged day is reconciled, its campaign lists equal the test's own count of the raw events,
  * best first, ties by dimension values; after late events and re-runs, the newest generation is
- * published and the one before the previous is gone.
+ * published and the one before the previous is gone. The other days of the month are already
+ * reconciled (with no traffic), so each reconcile of the day also (re)writes the month's lists,
+ * which then equal the same count.
  */
 @ExtendWith(HBaseExtension.class)
 class RankedIndexHookTest {
@@ -67,10 +72,21 @@ class RankedIndexHookTest {
         Reconciler reconciler = new Reconciler(hbase.configuration(), hbase.connection(), layout,
                 ReconcileConfig.of(Map.of("reconcile.grace.ms", "0", "reconcile.splits", "2", "reconcile.tmp.dir", "target/reconcile-tmp")),
                 clock, clock::advance);
+        MetaStore meta = new MetaStore(hbase.connection(), layout, clock);
+        RankedIndexWriter writer = new RankedIndexWriter(hbase.connection(), layout);
+        for (LocalDate d = D.withDayOfMonth(1); d.getMonth() == D.getMonth(); d = d.plusDays(1)) {
+            if (!d.equals(D)) { // the rest of the month: reconciled, no traffic, empty lists
+                meta.markClosing(d);
+                writer.write(d);
+                meta.markReconciled(d, "{}");
+            }
+        }
+        assertEquals(0, monthGeneration(hbase, layout, cube.rollup("campaign").orElseThrow()));
         reconciler.reconcile(D, false, null);
         Rollup campaign = cube.rollup("campaign").orElseThrow();
         assertEquals(1, generation(hbase, layout, campaign));
         assertLists(hbase, layout, campaign, 1, imps, clicks);
+        assertEquals(1, monthGeneration(hbase, layout, campaign));
 
         for (int run = 2; run <= 3; run++) { // late impressions, stored after the close, then a re-run
             for (int i = 0; i < 25; i++) {
@@ -82,6 +98,7 @@ class RankedIndexHookTest {
             reconciler.reconcile(D, false, null);
             assertEquals(run, generation(hbase, layout, campaign));
             assertLists(hbase, layout, campaign, run, imps, clicks);
+            assertEquals(run, monthGeneration(hbase, layout, campaign));
         }
         assertEquals(0, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 2)), "generation 1 survived");
         assertTrue(rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 2, 3)) > 0, "generation 2 is kept for readers");
@@ -110,6 +127,9 @@ class RankedIndexHookTest {
         for (String tenant : new String[] {null, "a0", "a1", "a2"}) {
             assertEquals(expected(impressions, tenant), list(hbase, layout, campaign, gen, "impressions", tenant), "impressions " + tenant);
             assertEquals(expected(clickCounts, tenant), list(hbase, layout, campaign, gen, "clicks", tenant), "clicks " + tenant);
+            // the month's lists: every other day of it is empty, so the month equals the day
+            assertEquals(expected(impressions, tenant), monthList(hbase, layout, campaign, "impressions", tenant), "month " + tenant);
+            assertEquals(expected(clickCounts, tenant), monthList(hbase, layout, campaign, "clicks", tenant), "month clicks " + tenant);
         }
     }
 
@@ -132,6 +152,32 @@ class RankedIndexHookTest {
             }
         }
         return out;
+    }
+
+    private static List<String> monthList(MiniHBase hbase, TableLayout layout, Rollup r, String metric, String tenant)
+            throws IOException {
+        YearMonth month = YearMonth.from(D);
+        KeyRange range = RankedIndexCodec.monthListRange(r, month, monthGeneration(hbase, layout, r), metric, tenant);
+        List<String> out = new ArrayList<>();
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable());
+             ResultScanner rs = t.getScanner(new Scan().withStartRow(range.start()).withStopRow(range.stop()))) {
+            for (Result row : rs) {
+                RankedIndexCodec.Entry e = RankedIndexCodec.parseEntry(r, range.start(), row.getRow());
+                // the series row holds the same total for random access
+                Result series = t.get(new Get(RankedIndexCodec.monthSeriesKey(r, month, monthGeneration(hbase, layout, r), e.values())));
+                assertEquals(e.value(), Bytes.toLong(series.getValue(TableLayout.RANKED_FAMILY, Bytes.toBytes(metric))));
+                out.add(e.values() + "=" + e.value());
+            }
+        }
+        return out;
+    }
+
+    private static long monthGeneration(MiniHBase hbase, TableLayout layout, Rollup r) throws IOException {
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
+            byte[] g = t.get(new Get(RankedIndexCodec.monthPointerKey(r, YearMonth.from(D)))).getValue(TableLayout.RANKED_FAMILY,
+                    Bytes.toBytes("g"));
+            return g == null ? 0 : Bytes.toLong(g);
+        }
     }
 
     private static long generation(MiniHBase hbase, TableLayout layout, Rollup r) throws IOException {

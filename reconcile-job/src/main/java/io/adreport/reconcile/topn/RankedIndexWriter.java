@@ -3,6 +3,7 @@ package io.adreport.reconcile.topn;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -10,7 +11,12 @@ import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.topn.RankedIndexCodec;
 import java.io.IOException;
 import java.time.LocalDate;
+import java.time.YearMonth;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.Connection;
@@ -43,9 +49,23 @@ import org.apache.hadoop.hbase.util.Bytes;
  * unreferenced entries of g+1, which the next run overwrites (same keys) or deletes. Re-running
  * a day (late events) therefore replaces its index: no old entry is read again.
  *
+ * <p><b>Month lists.</b> {@link #writeMonthIfComplete} writes the month's lists once every day
+ * of the UTC month is {@code reconciled}: the exact month totals of every series (the sum of its
+ * 28–31 DAY counter rows), ranked like a day's lists, plus one series row per series for random
+ * access, in the same order: new generation, then the month pointer (which records the
+ * generation of every day list it was built from), then older generations deleted. A day of the
+ * month reconciled again changes that day's generation, so readers ignore the month (and merge
+ * the day lists) until this rewrites it, which the reconciler does right after the day. Sums are
+ * built one salt bucket at a time (a series lives in one bucket every day), so memory holds
+ * 1/{@code saltBuckets} of the month's series, not all of them.
+ *
+ * <p><b>One row builder.</b> {@link #dayRows}, {@link #monthRows} and the pointer builders are the
+ * only places that turn values into index rows; the Put path here and bulk loaders (HFiles) both
+ * call them, so every path writes the same rows.
+ *
  * <p><b>Concurrency.</b> Called by the {@code Reconciler} under its lock, one day at a time;
  * holds nothing between calls. Memory is bounded by the mutator's write buffer and the scan
- * caching.
+ * caching (and, for a month, one salt bucket's series).
  *
  * <p><b>Failure.</b> An HBase error is thrown; the reconciler then leaves the day {@code closing}
  * (it is not marked reconciled) and the next run writes the index again.
@@ -54,10 +74,17 @@ public final class RankedIndexWriter {
     private static final byte[] F = TableLayout.RANKED_FAMILY;
     private static final byte[] VALUE = Bytes.toBytes("v");
     private static final byte[] GENERATION = Bytes.toBytes("g");
+    private static final byte[] DAY_GENERATIONS = Bytes.toBytes("d");
     private static final int SCAN_CACHING = 1000;
 
-    /** What one day's index write did. */
+    /** What one day's (or month's, then {@code day} is its first day) index write did. */
     public record Written(LocalDate day, long entries, long deleted) {
+    }
+
+    /** Receives index cells: row, qualifier (family {@code t}), value. */
+    @FunctionalInterface
+    public interface RowSink {
+        void put(byte[] row, byte[] qualifier, byte[] value) throws IOException;
     }
 
     private final Connection connection;
@@ -104,8 +131,10 @@ public final class RankedIndexWriter {
         for (int i = 0; i < qualifiers.length; i++) {
             qualifiers[i] = Bytes.toBytes(metrics.get(i).name());
         }
+        List<String> names = metrics.stream().map(Metric::name).toList();
         long n = 0;
         try (BufferedMutator out = mutator(); Table counters = connection.getTable(layout.counterTable(r))) {
+            RowSink sink = (row, q, v) -> out.mutate(new Put(row).addColumn(F, q, v));
             for (int salt = 0; salt < codec.saltBuckets(); salt++) {
                 KeyRange range = codec.counterDayRange(salt, Granularity.DAY, day);
                 Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
@@ -113,20 +142,7 @@ public final class RankedIndexWriter {
                 try (ResultScanner rs = counters.getScanner(scan)) {
                     for (Result row : rs) {
                         CounterKey key = codec.parseCounterKey(row.getRow());
-                        for (int i = 0; i < qualifiers.length; i++) {
-                            byte[] cell = row.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
-                            long v = cell == null || cell.length != 8 ? 0 : Bytes.toLong(cell);
-                            if (v <= 0) {
-                                continue;
-                            }
-                            String metric = metrics.get(i).name();
-                            out.mutate(entry(r, day, gen, metric, null, v, key.values()));
-                            n++;
-                            if (r.hasTenant()) {
-                                out.mutate(entry(r, day, gen, metric, key.values().get(0), v, key.values()));
-                                n++;
-                            }
-                        }
+                        n += dayRows(r, day, gen, names, key.values(), values(row, qualifiers), sink);
                     }
                 }
             }
@@ -137,14 +153,179 @@ public final class RankedIndexWriter {
         return n;
     }
 
-    private static Put entry(Rollup r, LocalDate day, long gen, String metric, String tenant, long v, List<String> values) {
-        return new Put(RankedIndexCodec.entryKey(r, day, gen, metric, tenant, v, values)).addColumn(F, VALUE, Bytes.toBytes(v));
+    private static long[] values(Result row, byte[][] qualifiers) {
+        long[] out = new long[qualifiers.length];
+        for (int i = 0; i < qualifiers.length; i++) {
+            byte[] cell = row.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
+            out[i] = cell == null || cell.length != 8 ? 0 : Bytes.toLong(cell);
+        }
+        return out;
+    }
+
+    /**
+     * The entry rows of one series on one day: for each metric ({@code metrics[i]} has value
+     * {@code values[i]}) with a positive value, one entry in the every-series list and, when the
+     * rollup has a tenant, one in the tenant's list. Returns the number of entries.
+     */
+    public static long dayRows(Rollup r, LocalDate day, long gen, List<String> metrics, List<String> series, long[] values,
+                               RowSink sink) throws IOException {
+        long n = 0;
+        for (int i = 0; i < values.length; i++) {
+            long v = values[i];
+            if (v <= 0) {
+                continue;
+            }
+            byte[] value = Bytes.toBytes(v);
+            sink.put(RankedIndexCodec.entryKey(r, day, gen, metrics.get(i), null, v, series), VALUE, value);
+            n++;
+            if (r.hasTenant()) {
+                sink.put(RankedIndexCodec.entryKey(r, day, gen, metrics.get(i), series.get(0), v, series), VALUE, value);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The rows of one series in a month: entries as {@link #dayRows} for the month totals, then
+     * the series row's cells (one per positive metric, in qualifier byte order). Returns the
+     * number of entries.
+     */
+    public static long monthRows(Rollup r, YearMonth month, long gen, List<String> metrics, List<String> series, long[] totals,
+                                 RowSink sink) throws IOException {
+        long n = 0;
+        Integer[] order = new Integer[totals.length];
+        for (int i = 0; i < totals.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Bytes.compareTo(Bytes.toBytes(metrics.get(a)), Bytes.toBytes(metrics.get(b))));
+        for (int i = 0; i < totals.length; i++) {
+            long v = totals[i];
+            if (v <= 0) {
+                continue;
+            }
+            byte[] value = Bytes.toBytes(v);
+            sink.put(RankedIndexCodec.monthEntryKey(r, month, gen, metrics.get(i), null, v, series), VALUE, value);
+            n++;
+            if (r.hasTenant()) {
+                sink.put(RankedIndexCodec.monthEntryKey(r, month, gen, metrics.get(i), series.get(0), v, series), VALUE, value);
+                n++;
+            }
+        }
+        byte[] row = null;
+        for (int i : order) {
+            if (totals[i] > 0) {
+                row = row == null ? RankedIndexCodec.monthSeriesKey(r, month, gen, series) : row;
+                sink.put(row, Bytes.toBytes(metrics.get(i)), Bytes.toBytes(totals[i]));
+            }
+        }
+        return n;
+    }
+
+    /** The day pointer's cell, naming generation {@code gen}. */
+    public static void dayPointer(Rollup r, LocalDate day, long gen, RowSink sink) throws IOException {
+        sink.put(RankedIndexCodec.pointerKey(r, day), GENERATION, Bytes.toBytes(gen));
+    }
+
+    /** The month pointer's cells: generation {@code gen}, built from day lists of {@code dayGenerations}. */
+    public static void monthPointer(Rollup r, YearMonth month, long gen, long[] dayGenerations, RowSink sink) throws IOException {
+        byte[] row = RankedIndexCodec.monthPointerKey(r, month);
+        sink.put(row, DAY_GENERATIONS, RankedIndexCodec.encodeDayGenerations(dayGenerations)); // d before g: qualifier order
+        sink.put(row, GENERATION, Bytes.toBytes(gen));
     }
 
     private void publish(Rollup r, LocalDate day, long gen) throws IOException {
         try (Table t = connection.getTable(layout.rankedIndexTable())) {
-            t.put(new Put(RankedIndexCodec.pointerKey(r, day)).addColumn(F, GENERATION, Bytes.toBytes(gen)));
+            Put p = new Put(RankedIndexCodec.pointerKey(r, day));
+            dayPointer(r, day, gen, (row, q, v) -> p.addColumn(F, q, v));
+            t.put(p);
         }
+    }
+
+    /**
+     * Writes the lists of {@code day}'s UTC month when every day of it is {@code reconciled}
+     * (and each indexed rollup has every day's list); empty otherwise.
+     */
+    public Optional<Written> writeMonthIfComplete(LocalDate day, MetaStore meta) throws IOException {
+        YearMonth month = YearMonth.from(day);
+        LocalDate first = month.atDay(1);
+        LocalDate last = month.atEndOfMonth();
+        Map<LocalDate, MetaStore.DayState> states = meta.days(first, last);
+        for (LocalDate d = first; !d.isAfter(last); d = d.plusDays(1)) {
+            MetaStore.DayState s = states.get(d);
+            if (s == null || s.status() != MetaStore.DayStatus.RECONCILED) {
+                return Optional.empty();
+            }
+        }
+        long entries = 0;
+        long deleted = 0;
+        for (Rollup r : layout.cube().rollups()) {
+            if (!indexes(r)) {
+                continue;
+            }
+            long[] dayGens = new long[month.lengthOfMonth()];
+            for (int i = 0; i < dayGens.length; i++) {
+                dayGens[i] = generation(r, first.plusDays(i));
+                if (dayGens[i] == 0) {
+                    return Optional.empty(); // a day reconciled before the index existed: its next run writes both
+                }
+            }
+            long gen = monthGeneration(r, month) + 1;
+            entries += writeMonthEntries(r, month, gen);
+            try (Table t = connection.getTable(layout.rankedIndexTable())) {
+                Put p = new Put(RankedIndexCodec.monthPointerKey(r, month));
+                monthPointer(r, month, gen, dayGens, (row, q, v) -> p.addColumn(F, q, v));
+                t.put(p);
+            }
+            if (gen > 2) {
+                for (KeyRange range : RankedIndexCodec.monthGenerationsRanges(r, month, 0, gen - 1)) {
+                    deleted += delete(range);
+                }
+            }
+        }
+        return Optional.of(new Written(first, entries, deleted));
+    }
+
+    /** The month's published generation, 0 when it has none. */
+    long monthGeneration(Rollup r, YearMonth month) throws IOException {
+        try (Table t = connection.getTable(layout.rankedIndexTable())) {
+            byte[] v = t.get(new Get(RankedIndexCodec.monthPointerKey(r, month)).addColumn(F, GENERATION)).getValue(F, GENERATION);
+            return v == null ? 0 : Bytes.toLong(v);
+        }
+    }
+
+    private long writeMonthEntries(Rollup r, YearMonth month, long gen) throws IOException {
+        List<Metric> metrics = layout.cube().metrics();
+        List<String> names = metrics.stream().map(Metric::name).toList();
+        byte[][] qualifiers = names.stream().map(Bytes::toBytes).toArray(byte[][]::new);
+        long n = 0;
+        try (BufferedMutator out = mutator(); Table counters = connection.getTable(layout.counterTable(r))) {
+            RowSink sink = (row, q, v) -> out.mutate(new Put(row).addColumn(F, q, v));
+            for (int salt = 0; salt < codec.saltBuckets(); salt++) {
+                Map<List<String>, long[]> sums = new HashMap<>();
+                for (LocalDate d = month.atDay(1); !d.isAfter(month.atEndOfMonth()); d = d.plusDays(1)) {
+                    KeyRange range = codec.counterDayRange(salt, Granularity.DAY, d);
+                    Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
+                            .addFamily(TableLayout.COUNTER_FAMILY);
+                    try (ResultScanner rs = counters.getScanner(scan)) {
+                        for (Result row : rs) {
+                            long[] v = values(row, qualifiers);
+                            long[] sum = sums.computeIfAbsent(codec.parseCounterKey(row.getRow()).values(), k -> new long[v.length]);
+                            for (int i = 0; i < v.length; i++) {
+                                sum[i] += v[i];
+                            }
+                        }
+                    }
+                }
+                for (Map.Entry<List<String>, long[]> e : sums.entrySet()) {
+                    n += monthRows(r, month, gen, names, e.getKey(), e.getValue(), sink);
+                }
+            }
+            out.flush();
+        } catch (RetriesExhaustedWithDetailsException e) {
+            throw new IOException("writing the ranked month index of " + r.name() + " for " + month + " failed: " + e.getMessage(), e);
+        }
+        return n;
     }
 
     /** Deletes the day's entries of generations [0, keepFrom). */
@@ -152,7 +333,10 @@ public final class RankedIndexWriter {
         if (keepFrom <= 0) {
             return 0;
         }
-        KeyRange range = RankedIndexCodec.generationsRange(r, day, 0, keepFrom);
+        return delete(RankedIndexCodec.generationsRange(r, day, 0, keepFrom));
+    }
+
+    private long delete(KeyRange range) throws IOException {
         Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
                 .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
         long n = 0;

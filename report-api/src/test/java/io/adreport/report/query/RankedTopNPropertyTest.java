@@ -54,12 +54,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Random top-N reports over a ranked index equal a brute-force recount of the events
  * ({@link io.adreport.report.Recount}, the test's own counting, sharing no code with the index
- * or its merge). 66 days of skewed random traffic (small value ranges, so ties are common);
- * most days reconciled and indexed by {@link RankedIndexWriter}, some live, one closing, one
- * re-reconciled twice after late events. Each query: a random rollup, stored metric, N,
- * range of 1–62 days in UTC, Asia/Kolkata, Asia/Kathmandu or America/New_York, with or
- * without a tenant filter, through real HTTP with an analyst key. Ties come out in groupBy
- * value order, like every other report.
+ * or its merge). 66 days of skewed random traffic (small value ranges, so ties are common),
+ * 2026-09-01..11-05: September and October wholly reconciled and indexed by
+ * {@link RankedIndexWriter}, so each also has month lists; November partly live, one day
+ * closing; one October day re-reconciled twice after late events (its month rewritten each
+ * time). Each query: a random rollup, stored metric, N, range of 1–62 days (a third of them
+ * starting near a month's first day, so whole months plus loose days are common) in UTC,
+ * Asia/Kolkata, Asia/Kathmandu or America/New_York, with or without a tenant filter, through
+ * real HTTP with an analyst key. Ties come out in groupBy value order, like every other report.
  *
  * <p>{@code -Dtopn.seeds=N} runs N seeds of queries instead of the default few.
  */
@@ -102,17 +104,17 @@ class RankedTopNPropertyTest {
         }
         loader.load(events);
         long t1 = System.nanoTime();
-        LocalDate closing = FIRST.plusDays(40);
+        LocalDate closing = FIRST.plusDays(63);
         for (int d = 0; d < DAYS - 2; d++) {
             LocalDate day = FIRST.plusDays(d);
-            if (rnd.nextInt(8) == 0 || day.equals(closing)) {
+            if ((day.getMonthValue() == 11 && rnd.nextInt(3) == 0) || day.equals(closing)) {
                 continue; // live: counted but not reconciled
             }
             reconcile(day);
         }
         meta.markClosing(closing);
         // late events for a reconciled day, reconciled again, twice: the index of generation 1 must not be read
-        reRun = reconciled.stream().sorted().skip(20).findFirst().orElseThrow();
+        reRun = FIRST.plusDays(44);
         for (int i = 0; i < 2; i++) {
             List<KnownEvent> late = traffic(rnd, reRun, 40);
             loader.load(late);
@@ -133,6 +135,7 @@ class RankedTopNPropertyTest {
         meta.markClosing(day);
         writer.write(day);
         meta.markReconciled(day, "{}");
+        writer.writeMonthIfComplete(day, meta);
         reconciled.add(day);
     }
 
@@ -184,7 +187,10 @@ class RankedTopNPropertyTest {
             Random rnd = new Random(seed);
             for (int i = 0; i < 25; i++) {
                 Rollup r = rollups.get(rnd.nextInt(rollups.size()));
-                LocalDate from = FIRST.plusDays(rnd.nextInt(DAYS - 1));
+                LocalDate from = rnd.nextInt(3) == 0
+                        ? (rnd.nextBoolean() ? FIRST : FIRST.plusMonths(1)).plusDays(rnd.nextInt(4) - (rnd.nextBoolean() ? 0 : 2))
+                        : FIRST.plusDays(rnd.nextInt(DAYS - 1));
+                from = from.isBefore(FIRST) ? FIRST : from;
                 int len = 1 + rnd.nextInt(Math.min(62, (int) (FIRST.plusDays(DAYS).toEpochDay() - from.toEpochDay())));
                 String zone = ZONES.get(rnd.nextInt(ZONES.size()));
                 String metric = SORT_METRICS.get(rnd.nextInt(SORT_METRICS.size()));
@@ -205,8 +211,9 @@ class RankedTopNPropertyTest {
             }
         }
         long ranked = plans().getOrDefault("ranked_index", 0L);
-        System.err.printf("ranked top-N: %d reports checked, plans %s, fallbacks %s%n", checked, plans(), fallbacks());
+        System.err.printf("ranked top-N: %d reports checked, plans %s, fallbacks %s, %s%n", checked, plans(), fallbacks(), topnCounters());
         assertTrue(ranked >= checked / 3, "most reports should be answered from the index: " + plans() + " " + fallbacks());
+        assertTrue(topnCounters().getOrDefault("month_lists", 0L) > 0, "some reports should merge a month list: " + topnCounters());
     }
 
     @Test
@@ -224,6 +231,55 @@ class RankedTopNPropertyTest {
         KeyRange kept = RankedIndexCodec.generationsRange(creative, reRun, 2, 4);
         assertEquals(0, rows(old));
         assertTrue(rows(kept) > 0);
+    }
+
+    @Test
+    void a_whole_reconciled_month_is_one_list_read_without_random_access_and_its_newest_generation_is_read() throws Exception {
+        LocalDate oct = FIRST.plusMonths(1);
+        for (String metric : SORT_METRICS) {
+            for (String adv : new String[] {null, "adv2"}) {
+                ReportCheck c = ReportCheck.of("campaign", oct.toString(), oct.plusMonths(1).toString()).granularity("all")
+                        .metrics(metric).groupBy("advertiser", "campaign").orderBy("-" + metric).limit(4);
+                if (adv != null) {
+                    c.filter("advertiser", adv);
+                }
+                Map<String, Long> before = topnCounters();
+                JsonNode body = get(c.path(null));
+                c.assertMatches(body, c.expected(events, Map.of()));
+                assertDays(body, oct, oct.plusMonths(1));
+                Map<String, Long> after = topnCounters();
+                assertEquals(before.getOrDefault("month_lists", 0L) + 1, after.get("month_lists"), metric + " " + adv);
+                assertEquals(before.getOrDefault("random_gets", 0L), after.getOrDefault("random_gets", 0L), metric + " " + adv);
+            }
+        }
+        // October was completed (generation 1), then its day reRun was reconciled twice (2, 3): 1 is gone, 2 kept
+        Rollup campaign = cube.rollup("campaign").orElseThrow();
+        java.time.YearMonth month = java.time.YearMonth.from(oct);
+        assertEquals(0, RankedIndexCodec.monthGenerationsRanges(campaign, month, 0, 2).stream().mapToLong(RankedTopNPropertyTest::rows).sum());
+        assertTrue(RankedIndexCodec.monthGenerationsRanges(campaign, month, 2, 4).stream().allMatch(r -> rows(r) > 0));
+    }
+
+    @Test
+    void a_month_with_a_day_reconciled_again_is_not_read_until_it_is_rewritten_and_stays_exact() throws Exception {
+        LocalDate day = FIRST.plusDays(9);
+        ReportCheck c = ReportCheck.of("creative", FIRST.minusDays(1).toString(), FIRST.plusMonths(1).plusDays(3).toString())
+                .granularity("all").metrics("clicks", "impressions").groupBy("advertiser", "campaign", "creative")
+                .orderBy("-clicks").limit(7);
+        List<KnownEvent> late = traffic(new Random(909), day, 60);
+        loader.load(late);
+        events.addAll(late);
+        meta.markClosing(day); // a re-run has started: the day is read from its counters
+        Map<String, Long> before = topnCounters();
+        c.assertMatches(get(c.path(null)), c.expected(events, Map.of()));
+        writer.write(day);
+        meta.markReconciled(day, "{}"); // the day's new list is published, its month not yet rewritten
+        c.assertMatches(get(c.path(null)), c.expected(events, Map.of()));
+        assertEquals(before.getOrDefault("month_lists", 0L), topnCounters().getOrDefault("month_lists", 0L), "a stale month was read");
+        writer.writeMonthIfComplete(day, meta);
+        JsonNode body = get(c.path(null));
+        c.assertMatches(body, c.expected(events, Map.of()));
+        assertDays(body, FIRST, FIRST.plusMonths(1).plusDays(4));
+        assertEquals(before.getOrDefault("month_lists", 0L) + 1, topnCounters().get("month_lists"));
     }
 
     @Test
@@ -255,13 +311,15 @@ class RankedTopNPropertyTest {
         assertTrue(days.size() >= 1 && LocalDate.parse(days.fieldNames().next()).isBefore(toExclusive));
     }
 
-    private static long rows(KeyRange range) throws IOException {
+    private static long rows(KeyRange range) {
         long n = 0;
         try (Table t = hbase.connection().getTable(layout.rankedIndexTable());
              ResultScanner rs = t.getScanner(new Scan().withStartRow(range.start()).withStopRow(range.stop()))) {
             for (Result ignored : rs) {
                 n++;
             }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         return n;
     }
@@ -275,6 +333,10 @@ class RankedTopNPropertyTest {
 
     private static Map<String, Long> plans() {
         return scrape("adreport_report_plan_total\\{plan=\"([a-z_]+)\"\\} ([0-9.]+)");
+    }
+
+    private static Map<String, Long> topnCounters() {
+        return scrape("adreport_report_topn_([a-z_]+)_total ([0-9.]+)");
     }
 
     private static Map<String, Long> fallbacks() {

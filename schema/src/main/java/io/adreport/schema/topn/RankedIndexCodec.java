@@ -9,6 +9,7 @@ import io.adreport.schema.rowkey.KeyRange;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -58,10 +59,33 @@ import java.util.Objects;
  * '-- tenant scope
  * </pre>
  * ({@code RankedIndexCodecTest.worked_example_in_javadoc_is_true} checks these bytes.)
+ *
+ * <h2>Month lists (kinds 'M', 'S', 'Q')</h2>
+ * Once every day of a UTC month is reconciled, each rollup gets the same lists for the whole
+ * month: entry rows exactly as above but with kind {@code 'M'} (0x4D) and, in the 4-byte day
+ * field, the epoch day of the month's first day; the value is the series' month total. Beside
+ * them, one <i>series row</i> per series with a positive month total, for random access:
+ * <pre>
+ * 0      var   rollup       UTF-8, then 0x00
+ * ..     1     kind         'S' (0x53)
+ * ..     4     epoch day    of the month's first day, unsigned big-endian
+ * ..     4     generation   unsigned big-endian
+ * ..     var   values       every rollup dimension value, UTF-8 then 0x00 each
+ * </pre>
+ * with one column per stored metric (qualifier = metric name, 8-byte long month total; absent
+ * when 0). The month pointer row is {@code rollup 0x00 'Q' (0x51) epoch-day-of-first-day}; its
+ * column {@code t:g} names the published generation and column {@code t:d} holds the generation
+ * of every day list the month was built from, 8 bytes per day in day order
+ * ({@link #encodeDayGenerations}). A reader uses a month list only when those equal the days'
+ * current pointers and every day is reconciled, so a day reconciled again after its month was
+ * written sends readers back to the day lists until the month is rewritten.
  */
 public final class RankedIndexCodec {
     public static final byte ENTRY = 'E';
     public static final byte POINTER = 'P';
+    public static final byte MONTH_ENTRY = 'M';
+    public static final byte MONTH_SERIES = 'S';
+    public static final byte MONTH_POINTER = 'Q';
     public static final byte SCOPE_ALL = 0;
     public static final byte SCOPE_TENANT = 1;
 
@@ -78,11 +102,87 @@ public final class RankedIndexCodec {
     /** The key of one entry; {@code tenant} null for the every-series list. */
     public static byte[] entryKey(Rollup rollup, LocalDate day, long generation, String metric, String tenant, long value,
                                   List<String> values) {
+        return entryKey(rollup, ENTRY, day.toEpochDay(), generation, metric, tenant, value, values);
+    }
+
+    /** The key of one entry of a month list; {@code tenant} null for the every-series list. */
+    public static byte[] monthEntryKey(Rollup rollup, YearMonth month, long generation, String metric, String tenant, long value,
+                                       List<String> values) {
+        return entryKey(rollup, MONTH_ENTRY, month.atDay(1).toEpochDay(), generation, metric, tenant, value, values);
+    }
+
+    /** Every entry of one month list, best first. */
+    public static KeyRange monthListRange(Rollup rollup, YearMonth month, long generation, String metric, String tenant) {
+        byte[] prefix = listPrefixStream(rollup, MONTH_ENTRY, month.atDay(1).toEpochDay(), generation, metric, tenant).toByteArray();
+        return new KeyRange(prefix, next(prefix));
+    }
+
+    /** The row holding one series' month totals (random access into a month). */
+    public static byte[] monthSeriesKey(Rollup rollup, YearMonth month, long generation, List<String> values) {
+        checkValues(rollup, values);
+        ByteArrayOutputStream out = periodPrefix(rollup, MONTH_SERIES, month.atDay(1).toEpochDay(), generation);
+        for (String v : values) {
+            writeTerminated(out, v);
+        }
+        return out.toByteArray();
+    }
+
+    /** Entry rows (kind M) and series rows (kind S) of generations [from, to) of one month. */
+    public static List<KeyRange> monthGenerationsRanges(Rollup rollup, YearMonth month, long fromGeneration, long toGeneration) {
+        long day = month.atDay(1).toEpochDay();
+        List<KeyRange> out = new ArrayList<>(2);
+        for (byte kind : new byte[] {MONTH_ENTRY, MONTH_SERIES}) {
+            out.add(new KeyRange(periodPrefix(rollup, kind, day, fromGeneration).toByteArray(),
+                    periodPrefix(rollup, kind, day, toGeneration).toByteArray()));
+        }
+        return out;
+    }
+
+    public static byte[] monthPointerKey(Rollup rollup, YearMonth month) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writeTerminated(out, rollup.name());
+        out.write(MONTH_POINTER);
+        writeUint32(out, month.atDay(1).toEpochDay());
+        return out.toByteArray();
+    }
+
+    /** Column {@code t:d} of a month pointer: the generation of each day list, in day order. */
+    public static byte[] encodeDayGenerations(long[] generations) {
+        byte[] out = new byte[generations.length * 8];
+        for (int d = 0; d < generations.length; d++) {
+            for (int i = 0; i < 8; i++) {
+                out[d * 8 + i] = (byte) (generations[d] >>> (8 * (7 - i)));
+            }
+        }
+        return out;
+    }
+
+    public static long[] decodeDayGenerations(byte[] column) {
+        if (column.length % 8 != 0) {
+            throw new IllegalArgumentException("day generations: " + column.length + " bytes is not a multiple of 8");
+        }
+        long[] out = new long[column.length / 8];
+        for (int d = 0; d < out.length; d++) {
+            long g = 0;
+            for (int i = 0; i < 8; i++) {
+                g = (g << 8) | (column[d * 8 + i] & 0xFF);
+            }
+            out[d] = g;
+        }
+        return out;
+    }
+
+    private static void checkValues(Rollup rollup, List<String> values) {
         if (values.size() != rollup.dimensions().size()) {
             throw new IllegalArgumentException("rollup " + rollup.name() + " needs " + rollup.dimensions().size()
                     + " values, got " + values.size());
         }
-        ByteArrayOutputStream out = listPrefixStream(rollup, day, generation, metric, tenant);
+    }
+
+    private static byte[] entryKey(Rollup rollup, byte kind, long epochDay, long generation, String metric, String tenant, long value,
+                                   List<String> values) {
+        checkValues(rollup, values);
+        ByteArrayOutputStream out = listPrefixStream(rollup, kind, epochDay, generation, metric, tenant);
         long rank = ~(value ^ Long.MIN_VALUE);
         for (int i = 7; i >= 0; i--) {
             out.write((int) (rank >>> (8 * i)));
@@ -95,7 +195,7 @@ public final class RankedIndexCodec {
 
     /** Every entry of one list, best first. */
     public static KeyRange listRange(Rollup rollup, LocalDate day, long generation, String metric, String tenant) {
-        byte[] prefix = listPrefixStream(rollup, day, generation, metric, tenant).toByteArray();
+        byte[] prefix = listPrefixStream(rollup, ENTRY, day.toEpochDay(), generation, metric, tenant).toByteArray();
         return new KeyRange(prefix, next(prefix));
     }
 
@@ -127,7 +227,8 @@ public final class RankedIndexCodec {
 
     /** Entries of generations [fromGeneration, toGeneration) of one day (what a writer deletes). */
     public static KeyRange generationsRange(Rollup rollup, LocalDate day, long fromGeneration, long toGeneration) {
-        return new KeyRange(dayPrefix(rollup, day, fromGeneration).toByteArray(), dayPrefix(rollup, day, toGeneration).toByteArray());
+        return new KeyRange(periodPrefix(rollup, ENTRY, day.toEpochDay(), fromGeneration).toByteArray(),
+                periodPrefix(rollup, ENTRY, day.toEpochDay(), toGeneration).toByteArray());
     }
 
     public static byte[] pointerKey(Rollup rollup, LocalDate day) {
@@ -151,13 +252,13 @@ public final class RankedIndexCodec {
         return LocalDate.ofEpochDay(readUint32(row, row.length - 4));
     }
 
-    private static ByteArrayOutputStream listPrefixStream(Rollup rollup, LocalDate day, long generation, String metric,
+    private static ByteArrayOutputStream listPrefixStream(Rollup rollup, byte kind, long epochDay, long generation, String metric,
                                                           String tenant) {
         Objects.requireNonNull(metric, "metric");
         if (tenant != null && !rollup.hasTenant()) {
             throw new IllegalArgumentException("rollup " + rollup.name() + " has no tenant");
         }
-        ByteArrayOutputStream out = dayPrefix(rollup, day, generation);
+        ByteArrayOutputStream out = periodPrefix(rollup, kind, epochDay, generation);
         writeTerminated(out, metric);
         if (tenant == null) {
             out.write(SCOPE_ALL);
@@ -168,11 +269,11 @@ public final class RankedIndexCodec {
         return out;
     }
 
-    private static ByteArrayOutputStream dayPrefix(Rollup rollup, LocalDate day, long generation) {
+    private static ByteArrayOutputStream periodPrefix(Rollup rollup, byte kind, long epochDay, long generation) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         writeTerminated(out, rollup.name());
-        out.write(ENTRY);
-        writeUint32(out, day.toEpochDay());
+        out.write(kind);
+        writeUint32(out, epochDay);
         writeUint32(out, generation);
         return out;
     }

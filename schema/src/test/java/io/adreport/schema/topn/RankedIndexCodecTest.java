@@ -10,6 +10,7 @@ import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.KeyRange;
 import java.time.LocalDate;
+import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -79,5 +80,28 @@ class RankedIndexCodecTest {
         assertArrayEquals(pointer, RankedIndexCodec.pointerKey(CAMPAIGN, DAY));
         assertThrows(IllegalArgumentException.class,
                 () -> RankedIndexCodec.entryKey(ADS.rollup("network").orElseThrow(), DAY, 1, "clicks", "x", 1, List.of()));
+    }
+
+    @Test
+    void month_lists_series_rows_and_pointers_are_apart_from_the_day_lists() {
+        YearMonth nov = YearMonth.of(2026, 11);
+        byte[] entry = RankedIndexCodec.monthEntryKey(CAMPAIGN, nov, 3, "clicks", "adv1", 42, List.of("adv1", "c7"));
+        KeyRange list = RankedIndexCodec.monthListRange(CAMPAIGN, nov, 3, "clicks", "adv1");
+        assertTrue(list.contains(entry));
+        assertEquals(new RankedIndexCodec.Entry(42, List.of("adv1", "c7")), RankedIndexCodec.parseEntry(CAMPAIGN, list.start(), entry));
+        // the first day of the month: same day field, other kind, so neither reads the other
+        assertTrue(!RankedIndexCodec.listRange(CAMPAIGN, DAY, 3, "clicks", "adv1").contains(entry));
+        assertTrue(!RankedIndexCodec.generationsRange(CAMPAIGN, DAY, 0, 9).contains(entry));
+        assertTrue(!RankedIndexCodec.monthListRange(CAMPAIGN, nov.plusMonths(1), 3, "clicks", "adv1").contains(entry));
+        byte[] series = RankedIndexCodec.monthSeriesKey(CAMPAIGN, nov, 3, List.of("adv1", "c7"));
+        List<KeyRange> gens = RankedIndexCodec.monthGenerationsRanges(CAMPAIGN, nov, 0, 4);
+        assertTrue(gens.get(0).contains(entry) && gens.get(1).contains(series));
+        assertTrue(RankedIndexCodec.monthGenerationsRanges(CAMPAIGN, nov, 0, 3).stream().noneMatch(r -> r.contains(entry) || r.contains(series)));
+        byte[] pointer = RankedIndexCodec.monthPointerKey(CAMPAIGN, nov);
+        assertTrue(!RankedIndexCodec.pointerRange(CAMPAIGN, DAY.minusDays(40), DAY.plusDays(40)).contains(pointer));
+        assertEquals("63616d706169676e005100005116", HexFormat.of().formatHex(pointer));
+        long[] g = {1, 2, 0x1_0000_0001L, 7};
+        assertArrayEquals(g, RankedIndexCodec.decodeDayGenerations(RankedIndexCodec.encodeDayGenerations(g)));
+        assertThrows(IllegalArgumentException.class, () -> RankedIndexCodec.decodeDayGenerations(new byte[5]));
     }
 }

@@ -5,7 +5,7 @@
 # 31 reconciled days + 1 live day of KEYS campaign keys (counters, day lists, the month list) and writes
 # benchmarks/target/topn-bench-KEYS.txt. TOPN_RUNS sets the requests per question (default 100),
 # TOPN_PEER_RUNS how many of them DuckDB also answers (default 20), TOPN_LIVE_RUNS the requests of the
-# question that scans the live day (default 3). Run it alone: `flock /work/bench.lock benchmarks/run-topn.sh`
+# question that scans the live day (default 3). Run it alone
 # on a shared machine (benchmarks must not overlap).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

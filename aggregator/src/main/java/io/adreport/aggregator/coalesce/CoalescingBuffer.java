@@ -249,6 +249,11 @@ public final class CoalescingBuffer {
     public final class Adder implements AutoCloseable {
         private final ConcurrentHashMap<RowId, RowCells> target;
         private boolean closed;
+        // The row of the previous add: an event's metrics of one row arrive one after another with
+        // the same key array, so only the first of them looks the row up (hash + map probe).
+        private byte[] lastRow;
+        private int lastTable = -1;
+        private RowCells lastCells;
 
         private Adder(ConcurrentHashMap<RowId, RowCells> target) {
             this.target = target;
@@ -258,15 +263,23 @@ public final class CoalescingBuffer {
             if (column < 0 || column >= columns) {
                 throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
             }
-            RowId id = new RowId(table, row);
-            RowCells rc = target.get(id);
-            if (rc == null) {
-                RowCells fresh = new RowCells(table, row, epochDay, columns);
-                rc = target.putIfAbsent(id, fresh);
+            RowCells rc;
+            if (row == lastRow && table == lastTable) {
+                rc = lastCells;
+            } else {
+                RowId id = new RowId(table, row);
+                rc = target.get(id);
                 if (rc == null) {
-                    rc = fresh;
-                    bytes.add(row.length + ROW_OVERHEAD_BYTES);
+                    RowCells fresh = new RowCells(table, row, epochDay, columns);
+                    rc = target.putIfAbsent(id, fresh);
+                    if (rc == null) {
+                        rc = fresh;
+                        bytes.add(row.length + ROW_OVERHEAD_BYTES);
+                    }
                 }
+                lastRow = row;
+                lastTable = table;
+                lastCells = rc;
             }
             if (firstAddMillis.get() == NO_ADD) {
                 // Under the shared lock, so the time belongs to the generation this delta lands in.

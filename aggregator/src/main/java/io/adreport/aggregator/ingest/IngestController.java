@@ -1,6 +1,5 @@
 package io.adreport.aggregator.ingest;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.adreport.aggregator.AggregatorMetrics;
@@ -23,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The ingest endpoints. A request is validated whole first (bad JSON: 400, nothing stored;
+ * The ingest endpoints. A request is read and validated whole first ({@link EventBody}; bad JSON: 400, nothing stored;
  * invalid events: listed, the valid ones still stored), then admitted only if the counter
  * buffer and the raw-store queue have room within the block limit (else 429 + Retry-After,
  * nothing stored), then answered when every valid event is durably stored or found stored
@@ -55,8 +54,7 @@ final class IngestController {
         if (ctx.contentLength() > EventBody.MAX_BYTES) {
             throw new IngestError(413, "body: must be at most " + EventBody.MAX_BYTES + " bytes (10 MiB)");
         }
-        List<JsonNode> nodes = EventBody.parse(ctx.bodyAsBytes());
-        IngestResponse response = ingest(nodes);
+        IngestResponse response = ingest(EventBody.parse(ctx.bodyAsBytes(), parser));
         metrics.requestSeconds.observeNanos(System.nanoTime() - start);
         ctx.json(response);
     }
@@ -75,7 +73,13 @@ final class IngestController {
             }
         }
         ctx.header("Cache-Control", "no-store");
-        IngestResponse r = ingest(List.of(node));
+        EventBody.Parsed one = new EventBody.Parsed(new ArrayList<>(1), new ArrayList<>(0));
+        try {
+            one.events().add(parser.parse(node));
+        } catch (EventRejected e) {
+            one.rejected().add(new EventBody.Rejected(0, e));
+        }
+        IngestResponse r = ingest(one);
         if (!r.rejected().isEmpty()) {
             ctx.header("X-Adreport-Error", r.rejected().get(0).error());
             ctx.status(400);
@@ -83,16 +87,12 @@ final class IngestController {
         ctx.contentType("image/gif").result(PIXEL);
     }
 
-    private IngestResponse ingest(List<JsonNode> nodes) {
-        List<Event> events = new ArrayList<>(nodes.size());
-        List<IngestResponse.Rejection> rejected = new ArrayList<>();
-        for (int i = 0; i < nodes.size(); i++) {
-            try {
-                events.add(parser.parse(nodes.get(i)));
-            } catch (EventRejected e) {
-                rejected.add(new IngestResponse.Rejection(i, e.getMessage()));
-                metrics.rejected(e.reason());
-            }
+    private IngestResponse ingest(EventBody.Parsed body) {
+        List<Event> events = body.events();
+        List<IngestResponse.Rejection> rejected = new ArrayList<>(body.rejected().size());
+        for (EventBody.Rejected r : body.rejected()) {
+            rejected.add(new IngestResponse.Rejection(r.index(), r.error().getMessage()));
+            metrics.rejected(r.error().reason());
         }
         if (events.isEmpty()) {
             return new IngestResponse(0, 0, rejected);

@@ -37,6 +37,29 @@ class CoalescingBufferTest {
     }
 
     @Test
+    void one_adder_reusing_a_key_array_across_columns_and_tables_keeps_them_apart() {
+        CoalescingBuffer b = new CoalescingBuffer(3, 1000);
+        byte[] shared = bytes("r1");
+        try (CoalescingBuffer.Adder a = b.adder()) {
+            a.add(0, shared, 7, 0, 1);
+            a.add(0, shared, 7, 1, 10);
+            a.add(1, shared, 7, 1, 100); // same array, other table
+            a.add(0, bytes("r2"), 7, 0, 1000);
+            a.add(0, shared, 7, 2, 5); // back to the first row after another
+            a.add(0, bytes("r1"), 7, 0, 2); // equal bytes, another array
+        }
+        Map<String, Long> cells = new HashMap<>();
+        for (CoalescingBuffer.RowCells r : b.drain()) {
+            for (int c = 0; c < 3; c++) {
+                if ((r.touchedColumns() & (1 << c)) != 0) {
+                    cells.put(r.table() + "/" + new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c));
+                }
+            }
+        }
+        assertEquals(Map.of("0/r1/0", 3L, "0/r1/1", 10L, "0/r1/2", 5L, "1/r1/1", 100L, "0/r2/0", 1000L), cells);
+    }
+
+    @Test
     void concurrent_adds_racing_with_drains_lose_and_duplicate_nothing() throws Exception {
         CoalescingBuffer b = new CoalescingBuffer(2, 1_000_000);
         int threads = 4;

@@ -122,20 +122,29 @@ public final class CounterCells {
     /** Emits every counter cell delta of {@code e}; returns how many. */
     public int forEach(Event e, boolean attributed, CellSink sink) {
         int[] n = {0};
-        Object[] last = new Object[3]; // rollup, granularity, row key of the previous delta
-        long[] lastBucket = {Long.MIN_VALUE};
+        // Of the previous delta: rollup, granularity, row key, dimension values (the fan-out hands
+        // one list per rollup to all its granularities); and salt, table index, bucket, day.
+        Object[] last = new Object[4];
+        long[] lastBucket = {Long.MIN_VALUE, 0};
+        int[] lastRollup = {0, 0}; // salt, table index
         fanout.fanOut(e, attributed, (Rollup r, Granularity g, long bucket, List<String> values, String metric, long delta) -> {
             byte[] row;
             if (last[0] == r && last[1] == g && lastBucket[0] == bucket) {
                 row = (byte[]) last[2];
             } else {
-                row = codec.counterKey(r, g, bucket, values);
+                if (last[0] != r || last[3] != values) { // the salt hashes the rollup and values only
+                    lastRollup[0] = codec.counterSalt(r, values);
+                    lastRollup[1] = tableIndex.get(r);
+                }
+                row = codec.counterKey(r, g, bucket, values, lastRollup[0]);
                 last[0] = r;
                 last[1] = g;
                 last[2] = row;
+                last[3] = values;
                 lastBucket[0] = bucket;
+                lastBucket[1] = UtcDay.epochDayOfBucketMinute(bucket);
             }
-            sink.cell(tableIndex.get(r), row, (int) UtcDay.epochDayOfBucketMinute(bucket), columnIndex.get(metric), delta);
+            sink.cell(lastRollup[1], row, (int) lastBucket[1], columnIndex.get(metric), delta);
             n[0]++;
         });
         return n[0];

@@ -1,10 +1,14 @@
 package io.adreport.schema.event;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Dimension;
 import io.adreport.schema.cube.EventSpec;
 import io.adreport.schema.cube.NumericField;
+import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -14,8 +18,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -28,6 +35,12 @@ import java.util.TreeMap;
  * name their target; strings within their length limit and free of control characters;
  * dimension values match their pattern after normalization; numbers are integers at or above
  * the field's minimum. Fields the cube does not declare are ignored and never stored.
+ *
+ * <p>Two inputs, one set of rules: {@link #parse(JsonParser)} reads one value straight from a
+ * token stream (ingest bodies: no tree per event, and the values of undeclared fields are skipped
+ * without being decoded); {@link #parse(JsonNode)} takes a tree (query parameters, files, tests).
+ * Both first reduce the object to its declared top-level fields ({@link Fields}: text, integer,
+ * or "something else"), then apply the same checks to that.
  */
 public final class EventParser {
     public static final Duration MAX_FUTURE = Duration.ofMinutes(5);
@@ -37,6 +50,8 @@ public final class EventParser {
     private final Clock clock;
     private final Duration acceptWindow;
     private final DeviceHasher hasher;
+    /** Top-level fields the rules read; every other field's value is skipped unread. */
+    private final Set<String> declared;
 
     /** The keyed hash this parser applies to hashed fields, or null when the cube hashes none. */
     public DeviceHasher hasher() {
@@ -51,16 +66,73 @@ public final class EventParser {
         if (!cube.event().hashedFields().isEmpty() && hasher == null) {
             throw new IllegalArgumentException("the cube hashes " + cube.event().hashedFields() + ": a device hash secret is required");
         }
+        EventSpec spec = cube.event();
+        Set<String> names = new HashSet<>();
+        if (spec.typeField() != null) {
+            names.add(spec.typeField());
+        }
+        if (spec.idField() != null) {
+            names.add(spec.idField());
+        }
+        names.add(spec.timeField());
+        if (spec.join() != null) {
+            names.add(spec.join().field());
+        }
+        cube.dimensions().forEach(d -> names.add(d.name()));
+        cube.numericFields().forEach(f -> names.add(f.name()));
+        names.addAll(spec.hashedFields());
+        this.declared = Set.copyOf(names);
     }
 
     public Cube cube() {
         return cube;
     }
 
+    /** Validates one event given as a JSON tree. */
     public Event parse(JsonNode node) throws EventRejected {
         if (node == null || !node.isObject()) {
             throw new EventRejected("event", "must be a JSON object");
         }
+        Fields fields = new Fields();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> f = it.next();
+            if (declared.contains(f.getKey())) {
+                fields.put(f.getKey(), Fields.of(f.getValue()));
+            }
+        }
+        return validate(fields);
+    }
+
+    /**
+     * Validates one event read from {@code p}, whose current token is the first token of the
+     * value. The whole value is consumed (also when it is rejected), so the caller's stream is
+     * left on its last token either way.
+     *
+     * @throws IOException malformed JSON (the stream is then unusable)
+     */
+    public Event parse(JsonParser p) throws IOException, EventRejected {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            throw new EventRejected("event", "must be a JSON object");
+        }
+        Fields fields = new Fields();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if (!declared.contains(name)) {
+                p.skipChildren();
+                continue;
+            }
+            fields.put(name, Fields.of(p, v));
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected token " + t + " in an object");
+        }
+        return validate(fields);
+    }
+
+    private Event validate(Fields node) throws EventRejected {
         EventSpec spec = cube.event();
         String type = null;
         if (spec.typeField() != null) {
@@ -95,17 +167,17 @@ public final class EventParser {
         }
         Map<String, Long> numbers = new HashMap<>();
         for (NumericField f : cube.numericFields()) {
-            JsonNode v = node.get(f.name());
-            if (v == null || v.isNull()) {
+            Object v = node.get(f.name());
+            if (v == null) {
                 continue;
             }
-            if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            if (!(v instanceof Long n)) {
                 throw new EventRejected(f.name(), "must be an integer");
             }
-            if (v.asLong() < f.min()) {
+            if (n < f.min()) {
                 throw new EventRejected(f.name(), "must be >= " + f.min());
             }
-            numbers.put(f.name(), v.asLong());
+            numbers.put(f.name(), n);
         }
         Map<String, String> hashed = new HashMap<>();
         for (String f : spec.hashedFields()) {
@@ -123,17 +195,19 @@ public final class EventParser {
         return new Event(type, id, ts, dims, numbers, joinRef, hashed);
     }
 
-    private Instant timestamp(JsonNode node, String field) throws EventRejected {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
+    private Instant timestamp(Fields node, String field) throws EventRejected {
+        Object v = node.get(field);
+        if (v == null) {
             throw new EventRejected(field, "is required");
         }
         Instant ts;
-        if (v.isIntegralNumber()) {
-            ts = Instant.ofEpochMilli(v.asLong());
-        } else if (v.isTextual()) {
+        if (v instanceof Long n) {
+            ts = Instant.ofEpochMilli(n);
+        } else if (v instanceof BigInteger n) {
+            ts = Instant.ofEpochMilli(n.longValue());
+        } else if (v instanceof String text) {
             try {
-                ts = OffsetDateTime.parse(v.asText()).toInstant();
+                ts = OffsetDateTime.parse(text).toInstant();
             } catch (DateTimeParseException e) {
                 throw new EventRejected(field, "must be ISO-8601 with an offset (2026-11-29T10:15:00Z) or epoch milliseconds");
             }
@@ -150,12 +224,11 @@ public final class EventParser {
         return ts;
     }
 
-    private static boolean present(JsonNode node, String field) {
-        JsonNode v = node.get(field);
-        return v != null && !v.isNull();
+    private static boolean present(Fields node, String field) {
+        return node.get(field) != null;
     }
 
-    private String requiredText(JsonNode node, String field, int max) throws EventRejected {
+    private String requiredText(Fields node, String field, int max) throws EventRejected {
         String v = optionalText(node, field, max);
         if (v == null) {
             throw new EventRejected(field, "is required");
@@ -164,16 +237,16 @@ public final class EventParser {
     }
 
     /** Text (numbers are accepted and kept as their decimal text), checked for length and controls. */
-    private String optionalText(JsonNode node, String field, int max) throws EventRejected {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
+    private String optionalText(Fields node, String field, int max) throws EventRejected {
+        Object v = node.get(field);
+        if (v == null) {
             return null;
         }
         String s;
-        if (v.isTextual()) {
-            s = v.asText();
-        } else if (v.isIntegralNumber()) {
-            s = v.asText();
+        if (v instanceof String text) {
+            s = text;
+        } else if (v instanceof Long || v instanceof BigInteger) {
+            s = v.toString();
         } else {
             throw new EventRejected(field, "must be a string");
         }
@@ -204,6 +277,59 @@ public final class EventParser {
             return HexFormat.of().formatHex(digest, 0, 16);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+    /**
+     * The declared top-level fields of one object, each reduced to what the rules distinguish:
+     * a {@code String} (JSON string), a {@code Long} or {@code BigInteger} (JSON integer), or
+     * {@link #OTHER} (a fraction, boolean, object or array). JSON null and absent are the same:
+     * no entry. A field given twice keeps its last value, as a tree would.
+     */
+    static final class Fields {
+        static final Object OTHER = new Object();
+        private final Map<String, Object> values = new HashMap<>(16);
+
+        void put(String name, Object value) {
+            if (value == null) {
+                values.remove(name);
+            } else {
+                values.put(name, value);
+            }
+        }
+
+        Object get(String name) {
+            return values.get(name);
+        }
+
+        static Object of(JsonNode v) {
+            if (v == null || v.isNull()) {
+                return null;
+            }
+            if (v.isTextual()) {
+                return v.asText();
+            }
+            if (v.isIntegralNumber()) {
+                return v.canConvertToLong() ? (Object) v.asLong() : v.bigIntegerValue();
+            }
+            return OTHER;
+        }
+
+        /** The value starting at token {@code t}; containers are skipped whole. */
+        static Object of(JsonParser p, JsonToken t) throws IOException {
+            switch (t) {
+                case VALUE_STRING:
+                    return p.getText();
+                case VALUE_NUMBER_INT:
+                    return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? p.getBigIntegerValue() : (Object) p.getLongValue();
+                case VALUE_NULL:
+                    return null;
+                case START_OBJECT:
+                case START_ARRAY:
+                    p.skipChildren();
+                    return OTHER;
+                default:
+                    return OTHER;
+            }
         }
     }
 }

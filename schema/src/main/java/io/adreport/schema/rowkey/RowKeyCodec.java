@@ -117,6 +117,15 @@ public final class RowKeyCodec {
     }
 
     public byte[] counterKey(Rollup rollup, Granularity g, long bucketMinute, List<String> values) {
+        return counterKey(rollup, g, bucketMinute, values, counterSalt(rollup, values));
+    }
+
+    /**
+     * As {@link #counterKey(Rollup, Granularity, long, List)} with the salt already computed by
+     * {@link #counterSalt} for the same rollup and values (it does not depend on the granularity
+     * or the bucket, so an event's rows of one rollup share it).
+     */
+    public byte[] counterKey(Rollup rollup, Granularity g, long bucketMinute, List<String> values, int salt) {
         if (values.size() != rollup.dimensions().size()) {
             throw new IllegalArgumentException("rollup " + rollup.name() + " needs " + rollup.dimensions().size()
                     + " values, got " + values.size());
@@ -125,7 +134,7 @@ public final class RowKeyCodec {
             throw new IllegalArgumentException("bucket minute " + bucketMinute + " is not aligned to " + g.label());
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(COUNTER_VALUES_OFFSET + 16 * values.size());
-        out.write(counterSalt(rollup, values));
+        out.write(salt);
         out.write(g.code());
         writeUint32(out, bucketMinute);
         for (String v : values) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.cube.CubeLoader;
@@ -24,8 +25,33 @@ class EventParserTest {
     private static final EventParser PARSER = new EventParser(CubeLoader.defaultCube(), Clock.fixed(NOW, ZoneOffset.UTC),
             Duration.ofDays(7), HASHER);
 
+    /** Parses through both inputs (tree and token stream) and checks they agree on the event or the error. */
     private static Event parse(String json) throws Exception {
-        return PARSER.parse(JSON.readTree(json));
+        Object viaTree;
+        try {
+            viaTree = PARSER.parse(JSON.readTree(json));
+        } catch (EventRejected e) {
+            viaTree = e;
+        }
+        Object viaStream;
+        try (JsonParser p = JSON.getFactory().createParser(json)) {
+            p.nextToken();
+            try {
+                viaStream = PARSER.parse(p);
+            } catch (EventRejected e) {
+                viaStream = e;
+            }
+            assertNull(p.nextToken(), "the whole value is consumed, also when rejected");
+        }
+        assertEquals(describe(viaTree), describe(viaStream), "tree and stream agree on " + json);
+        if (viaTree instanceof EventRejected e) {
+            throw e;
+        }
+        return (Event) viaTree;
+    }
+
+    private static String describe(Object outcome) {
+        return outcome instanceof EventRejected e ? "rejected: " + e.getMessage() : String.valueOf(outcome);
     }
 
     @Test
@@ -38,6 +64,14 @@ class EventParserTest {
         assertEquals(1500L, e.number("costMicros"));
         assertEquals(HASHER.hash("user-42"), e.hashed().get("device"));
         assertFalse(new String(RawEventCodec.toJson(e)).contains("user-42"), "the raw device id is never stored");
+    }
+
+    @Test
+    void undeclared_fields_are_skipped_whole_and_integer_ids_are_kept_as_text() throws Exception {
+        Event e = parse("{\"extra\":{\"deep\":[1,{\"id\":\"not-me\"}]},\"type\":\"impression\",\"id\":42,"
+                + "\"ts\":\"2026-11-29T11:00:00Z\",\"flag\":true,\"advertiser\":\"a1\",\"advertiser\":\"a2\",\"zone\":null}");
+        assertEquals("42", e.id());
+        assertEquals(Map.of("advertiser", "a2"), e.dimensions(), "the last of a repeated field wins; null is absent");
     }
 
     @Test
@@ -74,6 +108,12 @@ class EventParserTest {
         "imp with join ref | {\"type\":\"impression\",\"id\":\"x\",\"ts\":\"2026-11-29T11:00:00Z\",\"impressionId\":\"y\"} | impressionId: only allowed for click, conversion",
         "object dimension  | {\"type\":\"impression\",\"id\":\"x\",\"ts\":\"2026-11-29T11:00:00Z\",\"zone\":{}} | zone: must be a string",
         "not an object     | [1,2] | event: must be a JSON object",
+        "boolean id        | {\"type\":\"impression\",\"id\":true,\"ts\":\"2026-11-29T11:00:00Z\"} | id: must be a string",
+        "array dimension   | {\"type\":\"impression\",\"id\":\"x\",\"ts\":\"2026-11-29T11:00:00Z\",\"zone\":[\"a\"]} | zone: must be a string",
+        "string cost       | {\"type\":\"impression\",\"id\":\"x\",\"ts\":\"2026-11-29T11:00:00Z\",\"costMicros\":\"5\"} | costMicros: must be an integer",
+        "huge cost         | {\"type\":\"impression\",\"id\":\"x\",\"ts\":\"2026-11-29T11:00:00Z\",\"costMicros\":99999999999999999999} | costMicros: must be an integer",
+        "null ts           | {\"type\":\"impression\",\"id\":\"x\",\"ts\":null} | ts: is required",
+        "object ts         | {\"type\":\"impression\",\"id\":\"x\",\"ts\":{\"a\":1}} | ts: must be ISO-8601 with an offset (2026-11-29T10:15:00Z) or epoch milliseconds",
     })
     void each_rule_rejects_with_field_and_rule(String rule, String json, String expected) {
         EventRejected e = assertThrows(EventRejected.class, () -> parse(json));

@@ -6,7 +6,9 @@ import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.event.Event;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one definition of which counters an event moves, shared by the live aggregator and the
@@ -28,9 +30,16 @@ public final class CounterFanout {
     }
 
     private final Cube cube;
+    /** {@link #maxCellsPerEvent} of each declared type, computed once: admission asks it per event. */
+    private final Map<String, Integer> maxCellsByType;
 
     public CounterFanout(Cube cube) {
         this.cube = cube;
+        Map<String, Integer> bounds = new HashMap<>();
+        for (String type : cube.event().types()) {
+            bounds.put(type, boundOf(cube, type));
+        }
+        this.maxCellsByType = Map.copyOf(bounds);
     }
 
     /** True when the event is a join event (its dimensions come from a target). */
@@ -45,6 +54,11 @@ public final class CounterFanout {
      * holds whatever the events turn out to touch.
      */
     public int maxCellsPerEvent(String type) {
+        Integer known = maxCellsByType.get(type);
+        return known != null ? known : boundOf(cube, type);
+    }
+
+    private static int boundOf(Cube cube, String type) {
         long metrics = cube.metrics().stream().filter(m -> m.eventType() == null || m.eventType().equals(type)).count();
         int rows = cube.rollups().stream().mapToInt(r -> r.granularities().size()).sum();
         return Math.toIntExact(metrics * rows);

@@ -169,6 +169,22 @@ public final class RankedIndexWriter {
      */
     public static long dayRows(Rollup r, LocalDate day, long gen, List<String> metrics, List<String> series, long[] values,
                                RowSink sink) throws IOException {
+        return entryRows(r, metrics, series, values, sink,
+                (metric, tenant, v) -> RankedIndexCodec.entryKey(r, day, gen, metric, tenant, v, series));
+    }
+
+    /** The key of one list entry: a metric's list, every series (tenant null) or one tenant's. */
+    @FunctionalInterface
+    private interface EntryKey {
+        byte[] of(String metric, String tenant, long value);
+    }
+
+    /**
+     * One entry per positive value in the every-series list and, when the rollup has a tenant,
+     * one in the tenant's list. Returns the number of entries.
+     */
+    private static long entryRows(Rollup r, List<String> metrics, List<String> series, long[] values, RowSink sink,
+                                  EntryKey key) throws IOException {
         long n = 0;
         for (int i = 0; i < values.length; i++) {
             long v = values[i];
@@ -176,10 +192,10 @@ public final class RankedIndexWriter {
                 continue;
             }
             byte[] value = Bytes.toBytes(v);
-            sink.put(RankedIndexCodec.entryKey(r, day, gen, metrics.get(i), null, v, series), VALUE, value);
+            sink.put(key.of(metrics.get(i), null, v), VALUE, value);
             n++;
             if (r.hasTenant()) {
-                sink.put(RankedIndexCodec.entryKey(r, day, gen, metrics.get(i), series.get(0), v, series), VALUE, value);
+                sink.put(key.of(metrics.get(i), series.get(0), v), VALUE, value);
                 n++;
             }
         }
@@ -193,25 +209,13 @@ public final class RankedIndexWriter {
      */
     public static long monthRows(Rollup r, YearMonth month, long gen, List<String> metrics, List<String> series, long[] totals,
                                  RowSink sink) throws IOException {
-        long n = 0;
         Integer[] order = new Integer[totals.length];
         for (int i = 0; i < totals.length; i++) {
             order[i] = i;
         }
         Arrays.sort(order, (a, b) -> Bytes.compareTo(Bytes.toBytes(metrics.get(a)), Bytes.toBytes(metrics.get(b))));
-        for (int i = 0; i < totals.length; i++) {
-            long v = totals[i];
-            if (v <= 0) {
-                continue;
-            }
-            byte[] value = Bytes.toBytes(v);
-            sink.put(RankedIndexCodec.monthEntryKey(r, month, gen, metrics.get(i), null, v, series), VALUE, value);
-            n++;
-            if (r.hasTenant()) {
-                sink.put(RankedIndexCodec.monthEntryKey(r, month, gen, metrics.get(i), series.get(0), v, series), VALUE, value);
-                n++;
-            }
-        }
+        long n = entryRows(r, metrics, series, totals, sink,
+                (metric, tenant, v) -> RankedIndexCodec.monthEntryKey(r, month, gen, metric, tenant, v, series));
         byte[] row = null;
         for (int i : order) {
             if (totals[i] > 0) {

@@ -64,8 +64,8 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "An aggregator whose last heartbeat is older than this is considered stopped and is not waited for")
             .define(POLL_MS, Type.DURATION_MS, "500", "10..60000", ConfigDef.between(10, 60_000),
                     "Interval between two reads of the aggregators' acknowledgements during a day close")
-            .define(SPLITS, Type.INT, "4", "1..256", ConfigDef.between(1, 256),
-                    "Map tasks per job; on a cluster, set it to the salt bucket count")
+            .define(SPLITS, Type.INT, "2", "1..256", ConfigDef.between(1, 256),
+                    "Map tasks per job; the default matches the local job runner's two map threads (one wave); on a cluster, set it to the salt bucket count")
             .define(REDUCERS, Type.INT, "2", "1..256", ConfigDef.between(1, 256),
                     "Reduce tasks per job; each reads the stored counters of its own salt buckets (salt % reducers)")
             .define(JOIN_BATCH, Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Traffic: 90% impressions, 8% clicks, 2% conversions over one day, default ads cube (16 salt
  * buckets, 8 rollups x 3 granularities). In order, each through the full day-close protocol:
  * <ol>
- *   <li>the floor: a bare parallel scan of the day's raw rows ({@code bench.splits} threads over
+ *   <li>the floor: a bare parallel scan of the day's raw rows ({@code bench.scan.threads} threads, default 4, over
  *       the raw salt buckets, rows counted, nothing decoded);</li>
  *   <li>crossover (small days in fresh namespaces, {@code bench.crossover} event counts): every
  *       cell written once by Puts and once by bulk load, then the same day with nothing to write —
@@ -69,8 +69,9 @@ class ReconcileBenchmark {
     @Test
     void job_wall_time_per_million_raw_events(MiniHBase hbase) throws Exception {
         int events = Integer.getInteger("bench.events", 1_000_000);
-        int splits = Integer.getInteger("bench.splits", 4);
-        int reducers = Integer.getInteger("bench.reducers", 2);
+        ReconcileConfig defaults = ReconcileConfig.of(Map.of());
+        int splits = Integer.getInteger("bench.splits", defaults.splits());
+        int reducers = Integer.getInteger("bench.reducers", defaults.reducers());
         Cube cube = CubeLoader.defaultCube();
         TableLayout layout = tables(hbase, cube, "bench");
         long t0 = System.nanoTime();
@@ -79,7 +80,7 @@ class ReconcileBenchmark {
         line(String.format("reconcile benchmark: %,d raw events of one day, %d splits, %d reducers, %d cores, heap %d MB, raw load %.1f s,"
                         + " load average %s", events, splits, reducers, Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20, loadS, loadAverage()));
-        double floor = bareScan(hbase, layout, splits, events);
+        double floor = bareScan(hbase, layout, Integer.getInteger("bench.scan.threads", 4), events);
 
         java.util.Set<String> runs = new java.util.HashSet<>(List.of(System.getProperty("bench.runs", "crossover,A,B,C,D").split(",")));
         if (runs.contains("crossover")) {

@@ -9,7 +9,10 @@ import java.util.Arrays;
  * new); the cell keys of the shuffle are built only when the sums are drained.
  *
  * <p>Open addressing with linear probing over a power-of-two table kept at most half full;
- * {@link #full} tells the owner to drain before the row bound is passed. The arrays start small
+ * {@link #full} tells the owner to drain before the row bound is passed. An event's cells of one
+ * row arrive one after the other in the same key array (the fan-out builds a row's key once for
+ * its metrics), so the slot of the last row is remembered by the array's identity: the row is
+ * hashed and probed once per row, not once per cell. The arrays start small
  * and double as rows arrive, up to the bound: a large bound (so that a task sums its whole share
  * of a day once, and emits each cell once) costs memory only on days that have that many rows.
  * One task thread owns it.
@@ -37,6 +40,9 @@ final class CellSums {
     private long[] sums;
     private long[] touched; // bit per column: the cell received a delta (a sum may be 0)
     private int size;
+    private byte[] lastRow; // the key array of the last add, by identity, and its table and slot
+    private int lastTable;
+    private int lastSlot;
 
     CellSums(int columns, int maxRows) {
         if (columns > 64) {
@@ -74,6 +80,11 @@ final class CellSums {
 
     /** Adds {@code delta} to cell (table, row, column); the caller drains first when {@link #full}. */
     void add(int table, byte[] row, int column, long delta) {
+        if (row == lastRow && table == lastTable) {
+            sums[lastSlot * columns + column] += delta;
+            touched[lastSlot] |= 1L << column;
+            return;
+        }
         int h = Arrays.hashCode(row) * 31 + table;
         int b = bucket(h);
         while (true) {
@@ -91,15 +102,23 @@ final class CellSums {
                 hashes[slot] = h;
                 sums[slot * columns + column] = delta;
                 touched[slot] = 1L << column;
+                remember(table, row, slot);
                 return;
             }
             if (hashes[slot] == h && tables[slot] == table && Arrays.equals(rows[slot], row)) {
                 sums[slot * columns + column] += delta;
                 touched[slot] |= 1L << column;
+                remember(table, row, slot);
                 return;
             }
             b = (b + 1) & mask;
         }
+    }
+
+    private void remember(int table, byte[] row, int slot) {
+        lastRow = row;
+        lastTable = table;
+        lastSlot = slot;
     }
 
     boolean full() {
@@ -116,6 +135,7 @@ final class CellSums {
             out.row(tables[slot], rows[slot], touched[slot], sums, slot * columns);
             rows[slot] = null;
         }
+        lastRow = null;
         Arrays.fill(index, 0);
         Arrays.fill(sums, 0, size * columns, 0L);
         size = 0;

@@ -26,18 +26,24 @@ class CellSumsTest {
                 }
             }
         };
+        byte[] row = null;
+        int table = 0;
         for (int i = 0; i < 50_000; i++) {
-            int table = rnd.nextInt(3);
-            byte[] row = new byte[1 + rnd.nextInt(3)];
-            for (int b = 0; b < row.length; b++) {
-                row[b] = (byte) rnd.nextInt(4); // few distinct rows, many equal ones in fresh arrays
+            if (row == null || rnd.nextInt(3) == 0) { // else the same array again, as the fan-out hands a row's metrics
+                table = rnd.nextInt(3);
+                row = new byte[1 + rnd.nextInt(3)];
+                for (int b = 0; b < row.length; b++) {
+                    row[b] = (byte) rnd.nextInt(4); // few distinct rows, many equal ones in fresh arrays
+                }
+            } else if (rnd.nextInt(10) == 0) {
+                table = (table + 1) % 3; // the same array under another table is another row
             }
             int column = rnd.nextInt(columns);
             long delta = rnd.nextInt(7) - 3; // zero and negative deltas too: a touched cell with sum 0 is still a cell
             oracle.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, delta, Long::sum);
             sums.add(table, row, column, delta);
             if (sums.full()) {
-                sums.drain(into);
+                sums.drain(into); // the next add of the same array must not reach a drained slot
             }
         }
         sums.drain(into);

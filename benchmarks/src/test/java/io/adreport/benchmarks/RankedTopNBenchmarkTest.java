@@ -181,8 +181,10 @@ class RankedTopNBenchmarkTest {
                 report.append(compare("top-100 of one reconciled day", http, analyst,
                         base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
                 save(report, keys);
+                String before = metrics.scrape();
                 report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
+                report.append(breakdown(before, metrics.scrape()));
                 save(report, keys);
                 report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
                         base + top + "&from=2026-10-02&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-02", "2026-11-01", null));
@@ -203,6 +205,29 @@ class RankedTopNBenchmarkTest {
         report.append(String.format("load average at the end: %.2f%n", load()));
         save(report, keys);
         System.err.print(report);
+    }
+
+    /**
+     * Where the series' time went on the server, from {@code /metrics} scraped before and after its
+     * requests: mean request time inside the API (routing to the answer written) and mean counter
+     * multi-Get; the rest of the client's time is HTTP and the client itself.
+     */
+    private static String breakdown(String before, String after) {
+        String request = "adreport_report_request_seconds_%s{route=\"/v1/reports/{rollup}\",status=\"200\"}";
+        String multiget = "adreport_report_hbase_read_seconds_%s{kind=\"multiget\"}";
+        return String.format("  series on the server: mean request %.2f ms, mean counter multi-Get %.2f ms%n",
+                meanMillis(before, after, request), meanMillis(before, after, multiget));
+    }
+
+    private static double meanMillis(String before, String after, String pattern) {
+        double sum = value(after, String.format(pattern, "sum")) - value(before, String.format(pattern, "sum"));
+        double count = value(after, String.format(pattern, "count")) - value(before, String.format(pattern, "count"));
+        return count == 0 ? Double.NaN : 1000 * sum / count;
+    }
+
+    private static double value(String scrape, String series) {
+        return scrape.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+                .findFirst().orElse(0);
     }
 
     /** The report so far (a run cut short still leaves what it measured). */

@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /v1/reports/{rollup}}: parse, authorize, run, and answer in JSON, CSV or NDJSON.
@@ -81,14 +82,16 @@ final class ReportController {
         ReportQuery asked = params.parse(ctx, rollup);
         ReportQuery q = asked.withFilters(policy.restrict(role, rollup, asked.filters()));
         if (format.equals("json")) {
-            ctx.json(response(q, engine.run(q)));
+            Supplier<Map<String, ReportResponse.Day>> days = days(q.from(), q.to()); // read while the counters are read
+            ReportResult result = engine.run(q);
+            ctx.json(response(q, result, days.get()));
         } else {
             export(ctx, format, q);
         }
     }
 
     private void export(Context ctx, String format, ReportQuery q) throws IOException {
-        Map<String, ReportResponse.Day> days = days(q.from(), q.to());
+        Map<String, ReportResponse.Day> days = days(q.from(), q.to()).get();
         if (q.orderBy() != null || q.limit() != null || q.singleSeries()) {
             ReportResult result = engine.run(q);
             ExportWriter w = begin(ctx, format, q, days, "engine");
@@ -144,23 +147,31 @@ final class ReportController {
         return w;
     }
 
-    private ReportResponse response(ReportQuery q, ReportResult result) {
+    private ReportResponse response(ReportQuery q, ReportResult result, Map<String, ReportResponse.Day> days) {
         ZoneId zone = q.zone();
         List<ReportResponse.Row> rows = new ArrayList<>(result.rows().size());
         for (ReportRow r : result.rows()) {
             rows.add(new ReportResponse.Row(r.time() == null ? null : iso(r.time(), zone), r.dimensions(), r.metrics()));
         }
         return new ReportResponse(q.rollup().name(), iso(q.from(), zone), iso(q.to(), zone), q.granularity().label(),
-                zone.getId(), rows, days(q.from(), q.to()));
+                zone.getId(), rows, days);
     }
 
-    /** Status of every UTC day in [from, to): counters are kept, and reconciled, per UTC day. */
-    private Map<String, ReportResponse.Day> days(Instant from, Instant to) {
+    /**
+     * Status of every UTC day in [from, to): counters are kept, and reconciled, per UTC day. The
+     * meta read starts now and is awaited by {@code get()}, so a caller overlaps it with its own.
+     */
+    private Supplier<Map<String, ReportResponse.Day>> days(Instant from, Instant to) {
         LocalDate first = LocalDate.ofInstant(from, ZoneOffset.UTC);
         LocalDate last = LocalDate.ofInstant(to.minusNanos(1), ZoneOffset.UTC);
         String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
+        Supplier<Map<LocalDate, MetaStore.DayState>> states = meta.daysLater(first, last);
+        return () -> marks(states.get(), now);
+    }
+
+    private static Map<String, ReportResponse.Day> marks(Map<LocalDate, MetaStore.DayState> states, String now) {
         Map<String, ReportResponse.Day> out = new LinkedHashMap<>();
-        for (MetaStore.DayState d : meta.days(first, last).values()) {
+        for (MetaStore.DayState d : states.values()) {
             boolean reconciled = d.status() == MetaStore.DayStatus.RECONCILED;
             out.put(d.day().toString(), new ReportResponse.Day(reconciled ? "reconciled" : "live",
                     reconciled && d.reconciledAt() != null ? DateTimeFormatter.ISO_INSTANT.format(d.reconciledAt()) : now));

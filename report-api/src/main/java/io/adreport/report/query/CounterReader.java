@@ -17,18 +17,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Reads the counter rows of a {@link QueryPlan} and sums them into (output bucket, groupBy
  * values) cells.
  *
- * <p><b>Reads.</b> A fixed series (every dimension filtered) is a multi-get of keys the codec
- * computes, salt included, in chunks of {@value #GET_CHUNK}. Anything else is one scan per salt
+ * <p><b>Reads.</b> A fixed series (every dimension filtered) reads exactly the keys the codec
+ * computes, salt included, in chunks of {@value #GET_CHUNK}, each chunk one skip-scan of its
+ * salt bucket (see {@code Job.get}). Anything else is one scan per salt
  * bucket over [fromMinute, toMinute) of the stored granularity — the salt hashes the series, so
  * any series can be in any bucket — run in parallel on the shared bounded executor and merged.
  * Never a full-table scan: every scan is bounded by its bucket's time range. When the leading
@@ -148,28 +150,38 @@ public final class CounterReader {
             stopped = true;
         }
 
+        /**
+         * The rows of {@code keys} (one series: one salt bucket, so one region) by one skip-scan:
+         * a scanner from the first key to the last whose {@link MultiRowRangeFilter} seeks from
+         * each wanted row straight to the next. A multi-Get of the same rows opens a region
+         * scanner per row on the region server; the skip-scan opens one and seeks, which measured
+         * about half the time for a 48-hour series (docs/BENCHMARKS.md).
+         */
         Map<GroupKey, long[]> get(List<byte[]> keys) throws IOException {
-            List<Get> gets = new ArrayList<>(keys.size());
+            List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>(keys.size());
             for (byte[] k : keys) {
-                Get g = new Get(k);
-                for (byte[] qual : decoder.qualifiers()) {
-                    g.addColumn(TableLayout.COUNTER_FAMILY, qual);
-                }
-                gets.add(g);
+                ranges.add(new MultiRowRangeFilter.RowRange(k, true, k, true));
+            }
+            MultiRowRangeFilter filter = new MultiRowRangeFilter(ranges); // sorts and merges the ranges
+            byte[] first = keys.stream().min(Bytes.BYTES_COMPARATOR).orElseThrow();
+            byte[] last = keys.stream().max(Bytes.BYTES_COMPARATOR).orElseThrow();
+            Scan scan = new Scan().withStartRow(first).withStopRow(last, true).setFilter(filter)
+                    .setCaching(keys.size()).setLimit(keys.size());
+            for (byte[] qual : decoder.qualifiers()) {
+                scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
             }
             Map<GroupKey, long[]> out = new HashMap<>();
             long t0 = System.nanoTime();
-            Result[] results;
-            try (Table table = connection.getTable(layout.counterTable(q.rollup()))) {
-                results = table.get(gets);
-            }
-            getLatency.observeNanos(System.nanoTime() - t0);
-            for (Result r : results) {
-                if (!r.isEmpty()) {
+            try (Table table = connection.getTable(layout.counterTable(q.rollup()));
+                 ResultScanner rs = table.getScanner(scan)) {
+                for (Result r : rs) {
                     count();
                     add(out, r);
                 }
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
             }
+            getLatency.observeNanos(System.nanoTime() - t0);
             return out;
         }
 

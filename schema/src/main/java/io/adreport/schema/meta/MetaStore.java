@@ -172,6 +172,15 @@ public final class MetaStore {
         return withDeadline(() -> readDays(from, toInclusive));
     }
 
+    /**
+     * {@link #days} started now, its answer taken later: a report reads the day states while it
+     * reads its counters instead of after them (one meta round trip off the request's path). The
+     * states are those of the moment the read ran, as with {@link #days}.
+     */
+    public java.util.function.Supplier<Map<LocalDate, DayState>> daysLater(LocalDate from, LocalDate toInclusive) {
+        return startWithDeadline(() -> readDays(from, toInclusive));
+    }
+
     private Map<LocalDate, DayState> readDays(LocalDate from, LocalDate toInclusive) {
         Map<LocalDate, DayState> out = new LinkedHashMap<>();
         for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
@@ -295,14 +304,25 @@ public final class MetaStore {
      * (503 upstream). A full pool refuses at once rather than queueing callers behind a dead HBase.
      */
     private <T> T withDeadline(java.util.concurrent.Callable<T> read) {
+        return startWithDeadline(read).get();
+    }
+
+    /**
+     * Starts {@code read} now (on the deadline pool when this store has an operation timeout) and
+     * returns the wait for its answer, so a caller can overlap it with its own reads. Without a
+     * timeout the read runs at once on the caller's thread.
+     */
+    private <T> java.util.function.Supplier<T> startWithDeadline(java.util.concurrent.Callable<T> read) {
         if (operationTimeout == null) {
+            T value;
             try {
-                return read.call();
+                value = read.call();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (Exception e) {
                 throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
             }
+            return () -> value;
         }
         java.util.concurrent.Future<T> f;
         try {
@@ -310,8 +330,13 @@ public final class MetaStore {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             throw new UncheckedIOException(new IOException("meta table busy: too many reads already waiting for HBase"));
         }
+        long deadline = System.nanoTime() + operationTimeout.toNanos();
+        return () -> await(f, deadline);
+    }
+
+    private <T> T await(java.util.concurrent.Future<T> f, long deadlineNanos) {
         try {
-            return f.get(operationTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return f.get(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             f.cancel(true);
             throw new UncheckedIOException(new IOException("meta table did not answer within " + operationTimeout.toMillis() + " ms"));

@@ -1,13 +1,13 @@
 package io.adreport.schema.profile;
 
+import io.adreport.schema.campaign.FrequencyCap;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import io.adreport.schema.campaign.FrequencyCap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.hadoop.hbase.Cell;
 import java.util.zip.CRC32;
+import org.apache.hadoop.hbase.Cell;
 
 /**
  * Layout of family {@code fc} of the profiles table: a device's view history, one cell per
@@ -26,9 +26,10 @@ import java.util.zip.CRC32;
  * the registry accepts, because K is the registry's own limit ({@link FrequencyCap#MAX_VIEWS}):
  * a cap's window holds every view stamped after {@code now - window}, an upper set in time
  * ({@link io.adreport.schema.campaign.CapWindow#contains}). If the window holds K or more views,
- * the newest K all lie in it, so the kept count is K &ge; max and the cap denies, as it does on
- * the full history; if it holds fewer than K, they are the newest views of all and every one of
- * them is kept, so the kept count is the true count. Only the count a denial reports is affected:
+ * the newest K all lie in it (every view in it is newer than every view outside it), so the kept
+ * count is K &ge; max and the cap denies, as it does on the full history; if it holds fewer than
+ * K, they are the newest views of all and every one of them is kept, so the kept count is the
+ * true count. Only the count a denial reports is affected:
  * it is at most K. Two places enforce the bound: the check reads at most K views per campaign
  * (a per-prefix column limit in its one Get, so a device seen 100,000 times ships K cells), and
  * the nightly pass deletes, for every device touched that day, the cells of a campaign beyond its
@@ -44,8 +45,9 @@ public final class ViewCells {
     /**
      * K: the most views of one campaign kept per device, and read per campaign by a check.
      * Derived from the registry's limit on a cap's {@code max} so that no accepted cap can exceed
-     * what is kept (see the class comment for why keeping the newest K is then exact). Storage per
-     * device and campaign is at most K cells (52 bytes each on disk, measured).
+     * what is kept (see the class comment for why keeping the newest K is then exact). After the
+     * nightly pass, storage per device and campaign is at most K cells (52 bytes each on disk,
+     * measured: 520 KB).
      */
     public static final int MAX_VIEWS_KEPT = FrequencyCap.MAX_VIEWS;
 

@@ -65,8 +65,9 @@ final class ProfileReader {
     record Profile(boolean found, boolean stale, Map<String, Double> segments, Map<String, long[]> views) {
     }
 
-    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
-        Get get = new Get(keys.row(deviceHash)).addFamily(TableLayout.SEGMENT_FAMILY);
+    /** The one Get of a check: row {@code row}, its segments and the newest K views of each campaign asked. */
+    static Get get(byte[] row, List<byte[]> campaignPrefixes) {
+        Get get = new Get(row).addFamily(TableLayout.SEGMENT_FAMILY);
         if (!campaignPrefixes.isEmpty()) {
             get.addFamily(TableLayout.VIEW_FAMILY);
             List<Filter> perCampaign = new ArrayList<>(campaignPrefixes.size());
@@ -80,6 +81,11 @@ final class ProfileReader {
             get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ONE,
                     new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.SEGMENT_FAMILY)), viewFilter));
         }
+        return get;
+    }
+
+    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
+        Get get = get(keys.row(deviceHash), campaignPrefixes);
         if (timeline) {
             get.setConsistency(Consistency.TIMELINE);
         }

@@ -89,7 +89,8 @@ public final class Reconciler {
         if (repair != null) {
             try {
                 ViewRepair.Summary s = repair.repair(day);
-                LOG.info("day {}: {} impressions re-written into device view histories", day, s.viewsWritten());
+                LOG.info("day {}: {} impressions re-written into device view histories; {} devices checked, {} views beyond the newest {} of their campaign deleted",
+                        day, s.viewsWritten(), s.devicesChecked(), s.viewsTrimmed(), io.adreport.schema.profile.ViewCells.MAX_VIEWS_KEPT);
             } catch (IOException | RuntimeException e) {
                 LOG.warn("day {}: the device view pass failed (caps stay as the live path wrote them): {}", day, e.toString());
             }

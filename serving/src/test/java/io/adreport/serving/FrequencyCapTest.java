@@ -7,33 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.aggregator.Aggregator;
-import io.adreport.aggregator.AggregatorConfig;
-import io.adreport.aggregator.TableSource;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
-import io.adreport.schema.cube.Cube;
-import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
-import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import io.adreport.testkit.MutableClock;
-import io.javalin.Javalin;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -54,16 +45,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(HBaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FrequencyCapTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final byte[] SECRET = "0123456789abcdef-serving".getBytes(StandardCharsets.UTF_8);
+    private static final ObjectMapper JSON = ServingStack.JSON;
+    private static final HttpClient HTTP = ServingStack.HTTP;
+    private static final byte[] SECRET = ServingStack.SECRET;
     private static final Instant T0 = Instant.parse("2026-11-20T10:00:00Z");
 
     private final MutableClock clock = new MutableClock(T0);
+    private ServingStack stack;
     private MiniHBase hbase;
     private TableLayout layout;
     private Aggregator agg;
-    private Javalin api;
     private ServingRoutes serving;
     private String base;
     private String analyst;
@@ -73,35 +64,21 @@ class FrequencyCapTest {
 
     @BeforeAll
     void start(MiniHBase hbase) throws Exception {
+        stack = new ServingStack(hbase, clock);
         this.hbase = hbase;
-        Cube ads = CubeLoader.defaultCube();
-        Cube cube = new Cube(ads.name(), ads.event(), ads.dimensions(), ads.numericFields(), ads.metrics(), ads.derived(),
-                ads.rollups(), 4, 4, ads.rawTtlDays(), ads.maxValueLength());
-        String ns = hbase.freshNamespace("serve");
-        layout = new TableLayout(cube, ns);
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        DeviceHasher hasher = new DeviceHasher(SECRET);
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7), hasher);
-        agg = Aggregator.start(hbase.connection(), layout, parser,
-                AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-test", "flush.interval.ms", "60000")),
-                clock, TableSource.of(hbase.connection(), Duration.ofSeconds(30)), new Metrics(), ProfileConfig.defaults());
-        Metrics metrics = new Metrics();
-        ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
-        serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
-                ServeConfig.of(Map.of("serve.registry.refresh.ms", "100")), clock, metrics);
-        api = ReportApi.create(deps, serving.routes()).start("127.0.0.1", 0);
-        base = "http://127.0.0.1:" + api.port();
-        analyst = deps.keys().create("analyst");
-        adserver = deps.keys().create("adserver");
-        adv1 = deps.keys().create("advertiser:adv1");
-        adv2 = deps.keys().create("advertiser:adv2");
+        layout = stack.layout;
+        agg = stack.agg;
+        serving = stack.serving;
+        base = stack.base;
+        analyst = stack.analyst;
+        adserver = stack.adserver;
+        adv1 = stack.adv1;
+        adv2 = stack.adv2;
     }
 
     @AfterAll
     void stop() {
-        api.stop();
-        serving.close();
-        agg.close();
+        stack.close();
     }
 
     // ---- registry ---------------------------------------------------------------------------
@@ -401,41 +378,26 @@ class FrequencyCapTest {
     }
 
     private String answer(String device, String campaign, Instant now) throws Exception {
-        clock.set(now);
-        HttpResponse<String> r = check(adserver, "{\"device\": \"" + device + "\", \"campaigns\": [\"" + campaign + "\"]}");
-        assertEquals(200, r.statusCode(), r.body());
-        JsonNode a = JSON.readTree(r.body()).path("campaigns").get(0);
-        if (a.path("allowed").asBoolean()) {
-            return "allowed";
-        }
-        String reason = a.path("reason").asText();
-        return reason.equals("capped") ? "capped " + a.path("window").asText() + " " + a.path("count").asInt() + "/" + a.path("max").asInt()
-                : reason;
+        return stack.answer(device, campaign, now);
     }
 
     private static String impression(String id, Instant ts, String device, String advertiser, String campaign) {
-        return "{\"type\":\"impression\",\"id\":\"" + id + "\",\"ts\":\"" + ts + "\",\"device\":\"" + device + "\",\"advertiser\":\""
-                + advertiser + "\",\"campaign\":\"" + campaign + "\",\"creative\":\"cr\",\"publisher\":\"p\",\"zone\":\"z\","
-                + "\"country\":\"US\",\"deviceType\":\"phone\",\"costMicros\":1000}";
+        return ServingStack.impression(id, ts, device, advertiser, campaign);
     }
 
     private HttpResponse<String> ingest(String event) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agg.port() + "/v1/events"))
-                .POST(HttpRequest.BodyPublishers.ofString("[" + event + "]")).build(), HttpResponse.BodyHandlers.ofString());
+        return stack.ingest(event);
     }
 
     private HttpResponse<String> check(String key, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/serve/check")).header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return stack.check(key, body);
     }
 
     private HttpResponse<String> put(String path, String key, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key)
-                .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return stack.put(path, key, body);
     }
 
     private HttpResponse<String> get(String path, String key) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + key).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return stack.get(path, key);
     }
 }

@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Hot devices.</b> Views per device are counted per minute in a bounded map; a device over
  * {@code profiles.hot.views.per.minute} is counted in {@code adreport_hot_devices_total} and logged
- * once (at most {@value #MAX_LOGGED} devices are logged per process).
+ * once (at most {@value #MAX_LOGGED} devices are logged per process). Its views are still written,
+ * every one: the history is bounded by count not here but where it is read (a check reads the
+ * newest {@link ViewCells#MAX_VIEWS_KEPT} per campaign) and by the nightly pass, which deletes
+ * what lies beyond them; writing them all keeps this path a blind Put with no read before the ack.
  */
 public final class ViewRecorder {
     private static final Logger LOG = LoggerFactory.getLogger(ViewRecorder.class);

@@ -10,28 +10,59 @@ import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
 
 /**
  * The nightly pass over device view histories: after day D is reconciled, every raw impression of
  * D is written again into its device's {@code fc} family ({@link ViewCells#put}, the same write the
- * aggregator makes before an ack). The cell of an impression is idempotent (same qualifier, same
- * timestamp), so a view already there is unchanged and a view lost between the raw write and the
- * cap write (a crash, a failed write nobody retried) is restored: caps under-count for at most
- * one night. Blind Puts instead of read-compare: a Get per impression would cost more than the
- * write it saves. Runs through a {@link BufferedMutator} with {@code ASYNC_WAL}: a crash during
- * the pass loses only what the next night's pass writes again.
+ * aggregator makes before an ack), and the history of every device touched on D is cut to the
+ * newest {@link ViewCells#MAX_VIEWS_KEPT} views per campaign.
+ *
+ * <p><b>Repair.</b> The cell of an impression is idempotent (same qualifier, same timestamp), so a
+ * view already there is unchanged and a view lost between the raw write and the cap write (a
+ * crash, a failed write nobody retried) is restored: caps under-count for at most one night.
+ * Blind Puts instead of read-compare: a Get per impression would cost more than the write it
+ * saves. Runs through a {@link BufferedMutator} with {@code ASYNC_WAL}: a crash during the pass
+ * loses only what the next night's pass writes again.
+ *
+ * <p><b>Trim.</b> The day's raw impressions already name the devices whose history grew, so no
+ * scan of the profiles table is needed: their row keys are gathered during the raw scan, at most
+ * {@value #DEVICES_PER_BATCH} distinct ones at a time (a bounded set; a device met again in a
+ * later batch is checked again, which finds nothing to do). For each batch, after the repair Puts
+ * so far are flushed (so a restored view is counted), one multi-Get asks each device's row for its
+ * (K+1)-th {@code fc} cell ({@code ColumnPaginationFilter(1, K)}: the region server skips K cells
+ * and ships at most one), so only a device holding more than K cells in all is read further; a
+ * device that holds fewer cannot have a campaign above K. Such a row is scanned in pieces of K
+ * cells and each cell beyond the newest K of its campaign ({@link ViewCells.CountBound}) is deleted
+ * by an exact-version Delete. A view written meanwhile (live, or late) only adds to the views
+ * ahead of a deleted one, so it never makes a deleted view one of the newest K. A later repair Put of a deleted
+ * view is masked by its delete marker; should it land after a major compaction dropped the
+ * marker, the same pass's trim deletes it again (the device is in that day's batch). A crash
+ * before the deletes leaves more than K views, which the checks never read past (they read the
+ * newest K per campaign) and the next pass that touches the device removes.
  */
 public final class ViewRepair {
+    static final int DEVICES_PER_BATCH = 1_000;
+
     private final Connection connection;
     private final TableLayout layout;
     private final UnidentifiedDevices unidentified;
@@ -45,18 +76,30 @@ public final class ViewRepair {
         this.unidentified = unidentified;
     }
 
-    /** What one pass did. */
-    public record Summary(long impressions, long viewsWritten) {
+    /**
+     * What one pass did.
+     *
+     * @param impressions    raw impressions of the day read
+     * @param viewsWritten   views (re)written from them
+     * @param devicesChecked devices whose history was checked against the count bound (a device met
+     *                       in several batches counts once per batch)
+     * @param viewsTrimmed   view cells deleted because they were older than the newest K of their
+     *                       campaign
+     */
+    public record Summary(long impressions, long viewsWritten, long devicesChecked, long viewsTrimmed) {
     }
 
-    /** Rewrites the views of every raw impression of {@code day}. */
+    /** Rewrites the views of every raw impression of {@code day}, then trims the devices it touched. */
     public Summary repair(LocalDate day) throws IOException {
         RowKeyCodec codec = new RowKeyCodec(layout.cube());
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
         long impressions = 0;
         long written = 0;
+        Trim trim = new Trim();
+        Set<ByteBuffer> devices = new LinkedHashSet<>();
         BufferedMutatorParams params = new BufferedMutatorParams(layout.profilesTable()).writeBufferSize(4L << 20);
-        try (Table raw = connection.getTable(layout.rawTable()); BufferedMutator out = connection.getBufferedMutator(params)) {
+        try (Table raw = connection.getTable(layout.rawTable()); Table profiles = connection.getTable(layout.profilesTable());
+             BufferedMutator out = connection.getBufferedMutator(params)) {
             for (int salt = 0; salt < codec.rawSaltBuckets(); salt++) {
                 KeyRange range = codec.rawDayRange(salt, day);
                 Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop())
@@ -75,12 +118,65 @@ public final class ViewRepair {
                         if (put != null) {
                             out.mutate(put.setDurability(Durability.ASYNC_WAL));
                             written++;
+                            devices.add(ByteBuffer.wrap(put.getRow()));
+                            if (devices.size() >= DEVICES_PER_BATCH) {
+                                trim.batch(profiles, out, devices);
+                            }
                         }
                     }
                 }
             }
+            trim.batch(profiles, out, devices);
             out.flush();
         }
-        return new Summary(impressions, written);
+        return new Summary(impressions, written, trim.checked, trim.trimmed);
+    }
+
+    /** The count bound over batches of touched devices; counts what it did. */
+    private static final class Trim {
+        private long checked;
+        private long trimmed;
+
+        void batch(Table profiles, BufferedMutator out, Set<ByteBuffer> devices) throws IOException {
+            if (devices.isEmpty()) {
+                return;
+            }
+            out.flush(); // the repair Puts first: a restored view must be counted
+            List<Get> probes = new ArrayList<>(devices.size());
+            for (ByteBuffer row : devices) {
+                probes.add(new Get(row.array()).addFamily(TableLayout.VIEW_FAMILY)
+                        .setFilter(new ColumnPaginationFilter(1, ViewCells.MAX_VIEWS_KEPT)));
+            }
+            checked += devices.size();
+            devices.clear();
+            for (Result r : profiles.get(probes)) {
+                if (!r.isEmpty()) {
+                    trimmed += trimRow(profiles, out, r.getRow());
+                }
+            }
+        }
+
+        /** Deletes the cells of {@code row} beyond the newest K of their campaign; returns how many. */
+        private static long trimRow(Table profiles, BufferedMutator out, byte[] row) throws IOException {
+            Scan scan = new Scan().withStartRow(row, true).withStopRow(row, true).addFamily(TableLayout.VIEW_FAMILY)
+                    .setBatch(ViewCells.MAX_VIEWS_KEPT).setCaching(1).setCacheBlocks(false);
+            ViewCells.CountBound bound = new ViewCells.CountBound(ViewCells.MAX_VIEWS_KEPT);
+            long deleted = 0;
+            try (ResultScanner rs = profiles.getScanner(scan)) {
+                for (Result piece : rs) {
+                    Delete d = new Delete(row);
+                    for (Cell c : piece.rawCells()) {
+                        if (bound.beyond(c)) {
+                            d.addColumn(TableLayout.VIEW_FAMILY, CellUtil.cloneQualifier(c), c.getTimestamp());
+                        }
+                    }
+                    if (!d.isEmpty()) {
+                        deleted += d.size();
+                        out.mutate(d);
+                    }
+                }
+            }
+            return deleted;
+        }
     }
 }

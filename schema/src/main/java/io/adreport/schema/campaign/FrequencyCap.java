@@ -5,7 +5,12 @@ package io.adreport.schema.campaign;
  * {@code window}.
  */
 public record FrequencyCap(int max, CapWindow window) {
-    /** Caps above this are refused: a device past it is not a human (see the hot-device alarm). */
+    /**
+     * Caps above this are refused: a device past it is not a human (see the hot-device alarm).
+     * Also the number of views per device and campaign the profile keeps and a check reads
+     * ({@code ViewCells.MAX_VIEWS_KEPT} is this value), which is what makes every accepted cap
+     * exact: raising it raises the storage bound of a hot device with it.
+     */
     public static final int MAX_VIEWS = 10_000;
 
     public FrequencyCap {

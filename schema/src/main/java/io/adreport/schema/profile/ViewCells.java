@@ -1,9 +1,13 @@
 package io.adreport.schema.profile;
 
+import io.adreport.schema.campaign.FrequencyCap;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32;
+import org.apache.hadoop.hbase.Cell;
 
 /**
  * Layout of family {@code fc} of the profiles table: a device's view history, one cell per
@@ -14,17 +18,39 @@ import java.util.zip.CRC32;
  *
  * <p><b>Why timestamps, not per-window counters.</b> Caps are rolling windows from 5 minutes to
  * 120 days and may change at any time; a timestamp per view answers any window exactly (a view at
- * {@code t} counts while {@code now - window < t}), counters per window cannot. The history is
- * bounded per device and campaign: by time (family TTL = the longest window, on the impression's
- * time, so an old view expires by itself) and by count (a device can only reach a campaign's
- * largest cap while it is served; beyond {@link #MAX_VIEWS_KEPT} views the oldest are dropped by
- * the nightly pass and the device is reported as hot, see the aggregator's hot-device alarm).
+ * {@code t} counts while {@code now - window < t}), counters per window cannot.
+ *
+ * <p><b>Bounded by time and by count.</b> By time: the family TTL is the longest window, on the
+ * impression's time, so an old view expires by itself. By count: of each (device, campaign) only
+ * the newest {@link #MAX_VIEWS_KEPT} views (K) are ever needed, and that is exact for every cap
+ * the registry accepts, because K is the registry's own limit ({@link FrequencyCap#MAX_VIEWS}):
+ * a cap's window holds every view stamped after {@code now - window}, an upper set in time
+ * ({@link io.adreport.schema.campaign.CapWindow#contains}). If the window holds K or more views,
+ * the newest K all lie in it (every view in it is newer than every view outside it), so the kept
+ * count is K &ge; max and the cap denies, as it does on the full history; if it holds fewer than
+ * K, they are the newest views of all and every one of them is kept, so the kept count is the
+ * true count. Only the count a denial reports is affected:
+ * it is at most K. Two places enforce the bound: the check reads at most K views per campaign
+ * (a per-prefix column limit in its one Get, so a device seen 100,000 times ships K cells), and
+ * the nightly pass deletes, for every device touched that day, the cells of a campaign beyond its
+ * newest K ({@link #beyondNewest}). Between two nightly passes a hot device may hold more cells
+ * than K; the read bound keeps its checks exact and cheap to ship meanwhile.
  *
  * <p><b>Idempotent.</b> A replayed impression (same event id, same time) writes the same
  * qualifier, so it is never a second view. Newest first within a campaign: one Get with a
- * column-prefix filter per requested campaign reads a device's history of 50 campaigns.
+ * column-prefix filter per requested campaign reads a device's history of 50 campaigns, and the
+ * first K cells of a prefix are the newest K views.
  */
 public final class ViewCells {
+    /**
+     * K: the most views of one campaign kept per device, and read per campaign by a check.
+     * Derived from the registry's limit on a cap's {@code max} so that no accepted cap can exceed
+     * what is kept (see the class comment for why keeping the newest K is then exact). After the
+     * nightly pass, storage per device and campaign is at most K cells (52 bytes each on disk,
+     * measured: 520 KB).
+     */
+    public static final int MAX_VIEWS_KEPT = FrequencyCap.MAX_VIEWS;
+
     private static final int SUFFIX = 8 + 4;
 
     private ViewCells() {
@@ -82,6 +108,54 @@ public final class ViewCells {
         return decode(q, 0, q.length);
     }
 
+    /**
+     * The cells of one row's {@code fc} family that lie beyond the newest {@code keep} views of
+     * their campaign: what the count bound deletes. {@code cells} must be in stored order (as a
+     * Get or Scan returns them: by campaign, newest first within it), so the cells past the
+     * {@code keep}-th of each campaign run are the oldest.
+     */
+    public static List<Cell> beyondNewest(Cell[] cells, int keep) {
+        CountBound bound = new CountBound(keep);
+        List<Cell> beyond = new ArrayList<>();
+        for (Cell c : cells) {
+            if (bound.beyond(c)) {
+                beyond.add(c);
+            }
+        }
+        return beyond;
+    }
+
+    /**
+     * {@link #beyondNewest} for a row read in pieces (a Scan with a batch size): fed the row's
+     * {@code fc} cells in stored order, one at a time, it answers whether each lies beyond the
+     * newest {@code keep} of its campaign. One instance per row; not thread-safe.
+     */
+    public static final class CountBound {
+        private final int keep;
+        private Cell runStart;
+        private int inRun;
+
+        public CountBound(int keep) {
+            if (keep < 1) {
+                throw new IllegalArgumentException("keep: must be at least 1, not " + keep);
+            }
+            this.keep = keep;
+        }
+
+        public boolean beyond(Cell c) {
+            if (runStart == null || !sameCampaign(runStart, c)) {
+                runStart = c;
+                inRun = 0;
+            }
+            return ++inRun > keep;
+        }
+    }
+
+    private static boolean sameCampaign(Cell a, Cell b) {
+        return Arrays.equals(a.getQualifierArray(), a.getQualifierOffset(), a.getQualifierOffset() + a.getQualifierLength() - SUFFIX,
+                b.getQualifierArray(), b.getQualifierOffset(), b.getQualifierOffset() + b.getQualifierLength() - SUFFIX);
+    }
+
     private static int indexOf(byte[] b, int from, int to, int value) {
         for (int i = from; i < to; i++) {
             if (b[i] == value) {
@@ -89,9 +163,5 @@ public final class ViewCells {
             }
         }
         return -1;
-    }
-
-    static boolean sameCampaign(byte[] a, byte[] b) {
-        return Arrays.equals(a, 0, a.length - SUFFIX, b, 0, b.length - SUFFIX);
     }
 }

@@ -7,8 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.schema.campaign.CampaignInvalid;
 import io.adreport.schema.campaign.CapWindow;
+import io.adreport.schema.campaign.FrequencyCap;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
 import org.junit.jupiter.api.Test;
 
 class ViewCellsTest {
@@ -52,5 +58,37 @@ class ViewCellsTest {
         CapWindow w = CapWindow.parse("w", "5m");
         assertTrue(w.contains(1, 300_000L), "a view leaves the window exactly window-length after it");
         assertTrue(!w.contains(0, 300_000L));
+    }
+
+    @Test
+    void beyondNewestNamesTheOldestCellsOfEachCampaignPastTheBound() {
+        byte[] row = new byte[] {1};
+        byte[] f = "fc".getBytes();
+        List<Cell> cells = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            cells.add(new KeyValue(row, f, ViewCells.qualifier("a", "hot", 1_000L + i, "h" + i), 1_000L + i, new byte[0]));
+        }
+        for (int i = 0; i < 2; i++) {
+            cells.add(new KeyValue(row, f, ViewCells.qualifier("a", "cold", 5_000L + i, "c" + i), 5_000L + i, new byte[0]));
+        }
+        // a campaign whose name extends another's is a different campaign
+        for (int i = 0; i < 4; i++) {
+            cells.add(new KeyValue(row, f, ViewCells.qualifier("a", "hotter", 2_000L + i, "x" + i), 2_000L + i, new byte[0]));
+        }
+        cells.sort(CellComparator.getInstance());
+        List<Cell> beyond = ViewCells.beyondNewest(cells.toArray(Cell[]::new), 3);
+        List<String> got = beyond.stream().map(c -> ViewCells.decode(CellUtil.cloneQualifier(c)).toString()).sorted().toList();
+        assertEquals(List.of(new ViewCells.View("a/hot", 1_000L).toString(), new ViewCells.View("a/hot", 1_001L).toString(),
+                new ViewCells.View("a/hotter", 2_000L).toString()), got, "the oldest past the newest 3 of each campaign");
+        assertEquals(0, ViewCells.beyondNewest(cells.toArray(Cell[]::new), 5).size());
+        assertThrows(IllegalArgumentException.class, () -> ViewCells.beyondNewest(new Cell[0], 0));
+    }
+
+    @Test
+    void noAcceptedCapExceedsWhatIsKept() {
+        CapWindow day = CapWindow.parse("w", "1d");
+        assertEquals(ViewCells.MAX_VIEWS_KEPT, new FrequencyCap(ViewCells.MAX_VIEWS_KEPT, day).max());
+        CampaignInvalid e = assertThrows(CampaignInvalid.class, () -> new FrequencyCap(ViewCells.MAX_VIEWS_KEPT + 1, day));
+        assertEquals("frequencyCaps.max", e.field());
     }
 }

@@ -19,14 +19,27 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.BinaryComparator;
+import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
+import org.apache.hadoop.hbase.filter.ColumnPrefixFilter;
 import org.apache.hadoop.hbase.filter.FamilyFilter;
+import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
 
 /**
  * Reads one device's profile with exactly one Get: all of family {@code seg} and, of family
  * {@code fc}, only the views of the asked campaigns (a column-prefix filter evaluated on the
- * region server, so a device seen by a thousand campaigns ships only the fifty asked about).
+ * region server, so a device seen by a thousand campaigns ships only the fifty asked about), and
+ * of each campaign at most its newest {@link ViewCells#MAX_VIEWS_KEPT} views.
+ *
+ * <p><b>The per-campaign bound.</b> Each asked campaign is one branch {@code prefix AND
+ * ColumnPaginationFilter(K, prefix)} of an OR: the pagination filter starts counting at the
+ * campaign's first qualifier and ends its branch after K columns, and since a campaign's views
+ * are stored newest first, those are the newest K, which is exact for every accepted cap
+ * ({@link ViewCells} explains why). A hot device that the nightly pass has not trimmed yet thus
+ * ships and decodes at most K cells per campaign; the region server still steps over its excess
+ * (without shipping it) until the trim. The branches also see the {@code seg} cells, but only
+ * after every {@code fc} cell (families are read in name order, {@code fc} before {@code seg}),
+ * when their counts no longer matter.
  */
 final class ProfileReader {
     private final Connection connection;
@@ -52,16 +65,27 @@ final class ProfileReader {
     record Profile(boolean found, boolean stale, Map<String, Double> segments, Map<String, long[]> views) {
     }
 
-    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
-        Get get = new Get(keys.row(deviceHash)).addFamily(TableLayout.SEGMENT_FAMILY);
+    /** The one Get of a check: row {@code row}, its segments and the newest K views of each campaign asked. */
+    static Get get(byte[] row, List<byte[]> campaignPrefixes) {
+        Get get = new Get(row).addFamily(TableLayout.SEGMENT_FAMILY);
         if (!campaignPrefixes.isEmpty()) {
             get.addFamily(TableLayout.VIEW_FAMILY);
+            List<Filter> perCampaign = new ArrayList<>(campaignPrefixes.size());
+            for (byte[] prefix : campaignPrefixes) {
+                perCampaign.add(new FilterList(FilterList.Operator.MUST_PASS_ALL, new ColumnPrefixFilter(prefix),
+                        new ColumnPaginationFilter(ViewCells.MAX_VIEWS_KEPT, prefix)));
+            }
             FilterList viewFilter = new FilterList(FilterList.Operator.MUST_PASS_ALL,
-                new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.VIEW_FAMILY)),
-                    new MultipleColumnPrefixFilter(campaignPrefixes.toArray(byte[][]::new)));
+                    new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.VIEW_FAMILY)),
+                    new FilterList(FilterList.Operator.MUST_PASS_ONE, perCampaign));
             get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ONE,
                     new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.SEGMENT_FAMILY)), viewFilter));
         }
+        return get;
+    }
+
+    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
+        Get get = get(keys.row(deviceHash), campaignPrefixes);
         if (timeline) {
             get.setConsistency(Consistency.TIMELINE);
         }

@@ -22,6 +22,7 @@ import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
 import io.adreport.serving.ServingRoutes;
+import io.adreport.serving.check.ProfileGets;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import io.javalin.Javalin;
@@ -63,8 +64,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Frequency-cap checks under load: {@code POST /v1/serve/check} for one device and 50 campaigns
  * with 5 cap windows each, over a profiles table of {@code bench.devices} devices (default
  * 1,000,000), first alone, then while the aggregator ingests impressions at half the capacity
- * measured in the same run. Beside it, the floor: the same Get through the HBase client without
- * HTTP, JSON or cap logic. Also the storage of the view history per device and campaign (store
+ * measured in the same run. Beside it, the floor: the profile row's Get through the HBase client
+ * without HTTP, JSON or cap logic, bare, then with the check's filter (the newest K views of each
+ * of the 50 campaigns) between two runs with the one multi-prefix filter it replaced, which
+ * isolates the filter's cost on the region server in the same run. Also the storage of the view history per device and campaign (store
  * files of family {@code fc} after a major compaction).
  *
  * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
@@ -126,8 +129,25 @@ class ServeCheckBenchmarkTest {
                 body.append(c == 0 ? "" : ",").append('"').append(campaignKeys.get(c)).append('"');
             }
             String template = body.append("]}").toString();
-            checks(check, key, template, Duration.ofSeconds(5)); // warm-up
-            out.append("floor, bare Get (client, no HTTP):  ").append(floor(hbase, layout, hasher)).append('\n');
+            // warm-up: the table's blocks into the block cache (as far as they fit), so no phase pays the first
+            // reads from disk for the others (a first run without this saw each Get phase faster than the last)
+            out.append(String.format("warm-up: %,d profile rows scanned into the block cache (%,d MB: hfile.block.cache.size x heap)%n",
+                    warm(hbase, layout), (long) (hbase.configuration().getFloat("hfile.block.cache.size", 0.4f)
+                            * Runtime.getRuntime().maxMemory()) >> 20));
+            checks(check, key, template, Duration.ofSeconds(5)); // and the JIT
+            out.append("floor, bare Get (client, no HTTP):  ").append(floor(hbase, layout, hasher, null)).append('\n');
+            List<byte[]> prefixes = new ArrayList<>();
+            for (int c = 0; c < CAMPAIGNS; c++) {
+                prefixes.add(ViewCells.prefix("adv" + c % 10, "camp" + c));
+            }
+            out.append("Get, one multi-prefix filter (before the count bound): ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.unbounded(row, prefixes))).append('\n');
+            out.append("Get, the check's filter (newest K per campaign):      ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.bounded(row, prefixes))).append('\n');
+            out.append("Get, one multi-prefix filter, again (order effects):  ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.unbounded(row, prefixes))).append('\n');
+            out.append("Get, the check's filter, again (order effects):       ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.bounded(row, prefixes))).append('\n');
             out.append("checks alone:                       ").append(checks(check, key, template, RUN)).append('\n');
             URI ingest = URI.create("http://127.0.0.1:" + agg.port() + "/v1/events");
             double capacity = ingest(ingest, campaignKeys, 0, Duration.ofSeconds(15), new AtomicBoolean());
@@ -187,6 +207,19 @@ class ServeCheckBenchmarkTest {
         return new long[] {views, segments, withViews};
     }
 
+    /** Scans the whole profiles table with block caching on; returns the rows read. */
+    private static long warm(MiniHBase hbase, TableLayout layout) throws Exception {
+        long rows = 0;
+        try (Table t = hbase.connection().getTable(layout.profilesTable());
+             org.apache.hadoop.hbase.client.ResultScanner rs = t.getScanner(new org.apache.hadoop.hbase.client.Scan()
+                     .setCacheBlocks(true).setCaching(1000))) {
+            for (org.apache.hadoop.hbase.client.Result r : rs) {
+                rows++;
+            }
+        }
+        return rows;
+    }
+
     private static void waitForCompaction(MiniHBase hbase, TableLayout layout) throws Exception {
         Thread.sleep(2000);
         while (hbase.connection().getAdmin().getCompactionState(layout.profilesTable())
@@ -210,12 +243,17 @@ class ServeCheckBenchmarkTest {
         return bytes;
     }
 
-    /** The floor: the profile row Get alone, 8 threads, through the HBase client. */
-    private static String floor(MiniHBase hbase, TableLayout layout, DeviceHasher hasher) throws Exception {
+    /**
+     * The floor: the profile row Get alone, 8 threads, through the HBase client; with
+     * {@code filtered}, the Get it builds for the row instead (the check's read without HTTP).
+     */
+    private static String floor(MiniHBase hbase, TableLayout layout, DeviceHasher hasher,
+                                java.util.function.Function<byte[], Get> filtered) throws Exception {
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
         return ClosedLoop.run(CLIENTS, Duration.ofSeconds(10), rng -> {
+            byte[] row = keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)));
             try (Table t = hbase.connection().getTable(layout.profilesTable())) {
-                t.get(new Get(keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)))));
+                t.get(filtered == null ? new Get(row) : filtered.apply(row));
             }
         });
     }

@@ -72,7 +72,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
             .define(MAP_BUFFER_CELLS, Type.INT, "4000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
-            .define(BULK_MIN_CELLS, Type.INT, "20000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
+            .define(BULK_MIN_CELLS, Type.INT, "500000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
 

@@ -15,7 +15,11 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Put;
@@ -37,6 +41,16 @@ import org.slf4j.LoggerFactory;
  * cell is idempotent (same event, same qualifier), so a repeated write is never a second view.
  * Impressions that nobody retries are repaired by the nightly pass from the raw rows.
  *
+ * <p><b>Beside the raw write.</b> A group commit starts {@link #recordAsync} before its raw put and
+ * waits for it before answering, so the two synchronous writes (different tables, different
+ * regions) cost one round trip, not two. The price: when the raw put of an event fails after its
+ * view was written, the event is answered 503 and its view exists without a stored impression
+ * until the client's retry stores it (same event, same cell) — or, if nobody retries, until the
+ * family TTL. That errs on the safe side of a cap (one view too many, never one too few), and an
+ * index cell that names an absent raw row makes a privacy deletion delete nothing more. The view
+ * threads are at most one per raw writer (each writer waits for its own write), idle ones end
+ * after {@value #IDLE_SECONDS} s, and a write that finds no free thread runs on its writer.
+ *
  * <p><b>Skipped.</b> Events that are not impressions, carry no device, or carry an unidentified
  * device ({@link UnidentifiedDevices}: empty, all-zero, placeholders) are never written.
  *
@@ -51,6 +65,14 @@ public final class ViewRecorder {
     private static final Logger LOG = LoggerFactory.getLogger(ViewRecorder.class);
     private static final int MAX_TRACKED = 100_000;
     private static final int MAX_LOGGED = 1_000;
+    private static final int IDLE_SECONDS = 30;
+    private static final int MAX_VIEW_THREADS = 64;
+    private static final ThreadPoolExecutor WRITERS = new ThreadPoolExecutor(0, MAX_VIEW_THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "adreport-view-writer");
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.CallerRunsPolicy());
 
     private final TableLayout layout;
     private final TableSource tables;
@@ -92,6 +114,11 @@ public final class ViewRecorder {
     /** True when {@link #record} would write something (a view, an index cell) for {@code e}. */
     public boolean wants(Event e) {
         return e.hashed().get(ProfileModel.DEVICE_FIELD) != null;
+    }
+
+    /** {@link #record} started on a view-writer thread (see "Beside the raw write"). */
+    public CompletableFuture<List<Event>> recordAsync(List<Event> events, List<byte[]> rawKeys) {
+        return CompletableFuture.supplyAsync(() -> record(events, rawKeys), WRITERS);
     }
 
     /**

@@ -77,6 +77,8 @@ import org.slf4j.LoggerFactory;
  * Raw put first, counters second, answer last: an answered event is durable; a crash between
  * put and flush loses only live deltas, which the nightly job restores from the raw rows. A put
  * that fails fails its request (503, nothing counted); a row is written whole or not at all.
+ * The device views and index cells ({@link ViewRecorder}) are written beside the raw read and
+ * put, not after them, and awaited before the answer: an answered event's view is durable too.
  */
 public final class GroupCommit {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
@@ -180,6 +182,7 @@ public final class GroupCommit {
 
     private void writeOwned(List<Entry> owned) {
         long start = System.nanoTime();
+        PendingViews pendingViews = startViews(owned); // beside the raw read and put: one round trip, not two
         List<Entry> stored = new ArrayList<>();
         List<byte[]> duplicateRows = new ArrayList<>();
         try (Table raw = tables.open(layout.rawTable())) {
@@ -237,6 +240,7 @@ public final class GroupCommit {
             release(owned);
             StoreUnavailable failure = new StoreUnavailable("raw table unavailable: " + ex.getMessage(), ex);
             owned.forEach(e -> e.result.completeExceptionally(failure));
+            pendingViews.await(); // a writer has at most one view write outstanding
             return;
         } finally {
             metrics.rawWriteSeconds.observeNanos(System.nanoTime() - start);
@@ -244,7 +248,7 @@ public final class GroupCommit {
         for (Entry e : stored) {
             count(e);
         }
-        recordViews(owned);
+        pendingViews.await();
         release(owned);
         for (Entry e : owned) {
             if (!e.result.isDone()) {
@@ -255,27 +259,49 @@ public final class GroupCommit {
     }
 
     /**
-     * Device views of stored impressions and reverse-index cells of stored events with a device,
-     * and again of duplicates (a retry after a failed write repairs it; the cells are idempotent).
-     * A failed write fails its event's answer.
+     * Starts the device views of the group's impressions and the reverse-index cells of its events
+     * with a device ({@link ViewRecorder#recordAsync}), duplicates included (a retry after a failed
+     * write repairs it; the cells are idempotent). Started before the raw read and put, so the two
+     * synchronous writes overlap; {@link PendingViews#await} fails the answer of an event whose
+     * cells could not be written. An event whose raw write fails keeps the view written for it
+     * until its retry (ViewRecorder, "Beside the raw write").
      */
-    private void recordViews(List<Entry> owned) {
+    private PendingViews startViews(List<Entry> owned) {
         if (views == null) {
-            return;
+            return PendingViews.NONE;
         }
         java.util.IdentityHashMap<Event, Entry> byEvent = new java.util.IdentityHashMap<>();
         for (Entry e : owned) {
-            if ((e.duplicate || !e.result.isDone()) && views.wants(e.event)) {
+            if (!e.result.isDone() && views.wants(e.event)) {
                 byEvent.put(e.event, e);
             }
         }
         if (byEvent.isEmpty()) {
-            return;
+            return PendingViews.NONE;
         }
         List<Event> events = new ArrayList<>(byEvent.keySet());
         List<byte[]> rawKeys = events.stream().map(ev -> byEvent.get(ev).key.row()).toList();
-        for (Event failed : views.record(events, rawKeys)) {
-            byEvent.get(failed).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
+        return new PendingViews(views.recordAsync(events, rawKeys), byEvent);
+    }
+
+    /** A group's view write in flight and the entries it answers for. */
+    private record PendingViews(CompletableFuture<List<Event>> write, Map<Event, Entry> byEvent) {
+        static final PendingViews NONE = new PendingViews(null, Map.of());
+
+        void await() {
+            if (write == null) {
+                return;
+            }
+            List<Event> failed;
+            try {
+                failed = write.join();
+            } catch (RuntimeException ex) {
+                LOG.warn("device view write of {} events failed: {}", byEvent.size(), ex.toString());
+                failed = new ArrayList<>(byEvent.keySet());
+            }
+            for (Event f : failed) {
+                byEvent.get(f).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
+            }
         }
     }
 

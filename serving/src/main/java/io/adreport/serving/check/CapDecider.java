@@ -137,7 +137,7 @@ public final class CapDecider {
                 if (p == null) {
                     reason = denyUnidentified ? "unidentified" : null;
                 } else {
-                    long[] views = p.views().getOrDefault(key, new long[0]);
+                    long[] views = p.viewsOf(key);
                     reached = CapCheck.firstReached(c.get(), views, views.length, now);
                     reason = reached == null ? null : "capped";
                 }

@@ -1,14 +1,19 @@
 package io.adreport.serving.check;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.serving.ServeConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.http.ContentType;
 import java.io.IOException;
-import java.util.ArrayList;
+import java.io.OutputStream;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +33,22 @@ import java.util.Set;
  * id names no device and {@code serve.unidentified=deny} on a capped campaign). An unregistered
  * campaign has no caps: allowed, {@code "registered": false}. The raw device id is hashed on
  * arrival and never stored or logged. Only {@code adserver} (and analyst) keys may call it.
+ *
+ * <p><b>Streaming JSON, both ways.</b> This is the ad server's hot path, so the request is read
+ * with a streaming parser (no tree) and the answer written with a streaming generator (no
+ * intermediate records or maps). A request the streaming reader does not accept as plainly valid
+ * (malformed, a field breaking a rule, a repeated field) is read again as a tree by
+ * {@link #parseTree}, which owns the rules and names the field in its error; so the fast path
+ * never decides an error message. Fields other than {@code device} and {@code campaigns} are
+ * ignored, as by the tree reader.
  */
 public final class CheckController {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Reads and writes without closing the request's or response's stream (the server owns them). */
+    private static final JsonFactory JSON = MAPPER.getFactory().copy()
+            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET).disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
+    /** Largest body read directly at its declared length (500 campaigns of 30 characters are 16 KB). */
+    private static final int MAX_DIRECT_BODY = 64 * 1024;
     private static final int MAX_DEVICE_LENGTH = 256;
 
     private final CapDecider decider;
@@ -44,39 +62,131 @@ public final class CheckController {
                 new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
     }
 
-    /** One campaign's answer. */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Answer(String campaign, boolean allowed, String reason, String window, Integer max, Integer count,
-                         Boolean registered) {
-    }
-
-    /** The whole answer. */
-    public record Response(String device, boolean stale, Map<String, Double> segments, List<Answer> campaigns) {
-    }
-
     public void check(Context ctx) throws IOException {
         long start = System.nanoTime();
         CapDecider.requireServingRole(ctx);
-        Request req = parse(ctx.bodyAsBytes());
+        Request req = parse(body(ctx));
         CapDecider.Decision d = decider.decide(req.device(), req.campaigns());
-        List<Answer> answers = new ArrayList<>(d.verdicts().size());
-        d.verdicts().forEach((key, v) -> {
-            Boolean registered = v.campaign().isPresent() ? null : Boolean.FALSE;
-            if (v.reached() != null) {
-                answers.add(new Answer(key, false, v.reason(), v.reached().cap().window().text(), v.reached().cap().max(),
-                        v.reached().count(), null));
-            } else {
-                answers.add(new Answer(key, v.allowed(), v.reason(), null, null, null, v.allowed() ? registered : null));
-            }
-        });
-        ctx.json(new Response(d.device(), d.stale(), d.segments(), answers));
+        ctx.contentType(ContentType.APPLICATION_JSON);
+        write(d, ctx.outputStream()); // Javalin's stream: compressed when the client asks for it, as a result would be
         latency.observeNanos(System.nanoTime() - start);
     }
 
-    record Request(String device, List<String> campaigns) {
+    /**
+     * The request body, read into an array of exactly its declared length (a check's body is about
+     * a kilobyte; the generic reader starts with 8 KB buffers). Without a length, or beyond
+     * {@link #MAX_DIRECT_BODY}, the generic reader and its request-size limit apply.
+     */
+    private static byte[] body(Context ctx) throws IOException {
+        long length = ctx.req().getContentLengthLong();
+        if (length < 0 || length > MAX_DIRECT_BODY) {
+            return ctx.bodyAsBytes();
+        }
+        return ctx.req().getInputStream().readNBytes((int) length);
+    }
+
+    /**
+     * The answer: {@code device}, {@code stale}, {@code segments}, then per campaign
+     * {@code campaign}, {@code allowed} and whichever of {@code reason}, {@code window},
+     * {@code max}, {@code count}, {@code registered} apply, in that order.
+     */
+    static void write(CapDecider.Decision d, OutputStream out) throws IOException {
+        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("device", d.device());
+            g.writeBooleanField("stale", d.stale());
+            g.writeObjectFieldStart("segments");
+            for (Map.Entry<String, Double> e : d.segments().entrySet()) {
+                g.writeFieldName(e.getKey());
+                g.writeNumber(e.getValue());
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("campaigns");
+            for (Map.Entry<String, CapDecider.Verdict> e : d.verdicts().entrySet()) {
+                CapDecider.Verdict v = e.getValue();
+                g.writeStartObject();
+                g.writeStringField("campaign", e.getKey());
+                g.writeBooleanField("allowed", v.allowed());
+                if (v.reason() != null) {
+                    g.writeStringField("reason", v.reason());
+                }
+                if (v.reached() != null) {
+                    g.writeStringField("window", v.reached().cap().window().text());
+                    g.writeNumberField("max", v.reached().cap().max());
+                    g.writeNumberField("count", v.reached().count());
+                }
+                if (v.allowed() && v.campaign().isEmpty()) {
+                    g.writeBooleanField("registered", false);
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+    }
+
+    record Request(String device, java.util.Collection<String> campaigns) {
     }
 
     private Request parse(byte[] body) {
+        Request fast = parseStreaming(body);
+        return fast != null ? fast : parseTree(body);
+    }
+
+    /** The request if it is plainly valid (each rule of {@link #parseTree} holds, no field twice), else null. */
+    Request parseStreaming(byte[] body) {
+        String device = null;
+        Set<String> keys = null;
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+                if (t != JsonToken.FIELD_NAME) {
+                    return null;
+                }
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if ("device".equals(field)) {
+                    if (device != null || value != JsonToken.VALUE_STRING) {
+                        return null;
+                    }
+                    device = p.getText();
+                    if (device.length() > MAX_DEVICE_LENGTH) {
+                        return null;
+                    }
+                } else if ("campaigns".equals(field)) {
+                    if (keys != null || value != JsonToken.START_ARRAY) {
+                        return null;
+                    }
+                    keys = new LinkedHashSet<>();
+                    int entries = 0;
+                    for (JsonToken c = p.nextToken(); c != JsonToken.END_ARRAY; c = p.nextToken()) {
+                        if (c != JsonToken.VALUE_STRING || ++entries > maxCampaigns) {
+                            return null;
+                        }
+                        String k = p.getText();
+                        int slash = k.indexOf('/');
+                        if (slash <= 0 || slash == k.length() - 1 || k.indexOf('/', slash + 1) >= 0) {
+                            return null;
+                        }
+                        keys.add(k);
+                    }
+                    if (entries == 0) {
+                        return null;
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return null; // the tree reader names what is wrong
+        }
+        return device == null || keys == null ? null : new Request(device, keys);
+    }
+
+    /** The request by the rules, read as a tree: a clear error naming the field when one breaks. */
+    Request parseTree(byte[] body) {
         JsonNode root;
         try {
             root = MAPPER.readTree(body);

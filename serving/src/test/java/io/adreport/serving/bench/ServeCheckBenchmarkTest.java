@@ -65,9 +65,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * with 5 cap windows each, over a profiles table of {@code bench.devices} devices (default
  * 1,000,000), first alone, then while the aggregator ingests impressions at half the capacity
  * measured in the same run. Beside it, the floor: the profile row's Get through the HBase client
- * without HTTP, JSON or cap logic, bare, then with the check's filter (the newest K views of each
- * of the 50 campaigns) between two runs with the one multi-prefix filter it replaced, which
- * isolates the filter's cost on the region server in the same run. Also the storage of the view history per device and campaign (store
+ * without HTTP, JSON or cap logic, bare, then with the check's filter (one multi-prefix filter over
+ * the 50 campaigns) alternated twice with the per-campaign bound it replaced (newest K views per
+ * campaign on the region server), which isolates the filters' cost on the region server in the
+ * same run. Also the storage of the view history per device and campaign (store
  * files of family {@code fc} after a major compaction).
  *
  * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
@@ -140,14 +141,14 @@ class ServeCheckBenchmarkTest {
             for (int c = 0; c < CAMPAIGNS; c++) {
                 prefixes.add(ViewCells.prefix("adv" + c % 10, "camp" + c));
             }
-            out.append("Get, one multi-prefix filter (before the count bound): ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.unbounded(row, prefixes))).append('\n');
-            out.append("Get, the check's filter (newest K per campaign):      ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.bounded(row, prefixes))).append('\n');
-            out.append("Get, one multi-prefix filter, again (order effects):  ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.unbounded(row, prefixes))).append('\n');
-            out.append("Get, the check's filter, again (order effects):       ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.bounded(row, prefixes))).append('\n');
+            out.append("Get, the check's filter (one multi-prefix filter):      ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.check(row, prefixes))).append('\n');
+            out.append("Get, the per-campaign bound it replaced (K per branch):  ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.perCampaignBound(row, prefixes))).append('\n');
+            out.append("Get, the check's filter, again (order effects):        ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.check(row, prefixes))).append('\n');
+            out.append("Get, the per-campaign bound, again (order effects):    ")
+                    .append(floor(hbase, layout, hasher, row -> ProfileGets.perCampaignBound(row, prefixes))).append('\n');
             out.append("checks alone:                       ").append(checks(check, key, template, RUN)).append('\n');
             URI ingest = URI.create("http://127.0.0.1:" + agg.port() + "/v1/events");
             double capacity = ingest(ingest, campaignKeys, 0, Duration.ofSeconds(15), new AtomicBoolean());

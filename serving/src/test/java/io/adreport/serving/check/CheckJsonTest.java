@@ -1,8 +1,8 @@
 package io.adreport.serving.check;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CapWindow;
@@ -19,71 +19,59 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The check's streaming JSON: every request body the streaming reader accepts reads the same as by
- * the tree reader that owns the rules (the oracle), and every other body gets the tree reader's
- * error; the answer is written field by field in the documented shape.
+ * The check's JSON: a request body is read by the one parser that owns the rules (accepted bodies
+ * read as written, every other body refused with a 400 naming the field); the answer is written
+ * field by field in the documented shape.
  */
 class CheckJsonTest {
     private final CheckController controller = new CheckController(null, ServeConfig.of(Map.of("serve.max.campaigns", "3")),
             new Metrics());
 
     @Test
-    void theStreamingReaderAcceptsOnlyWhatTheTreeReaderAcceptsAndReadsItTheSame() {
-        List<String> bodies = List.of(
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"a/c\"]}",
-                "{\"campaigns\":[\"a/b\"],\"device\":\"d1\"}",
-                " {\"device\" : \"d\\u00e9\", \"extra\": {\"x\": [1, {\"y\": 2}]}, \"campaigns\": [\"a/b\", \"a/b\", \"x/y\"]} ",
-                "{\"device\":\"\",\"campaigns\":[\"a/b\"]} trailing",
-                "{\"device\":\"d1\",\"device\":\"d2\",\"campaigns\":[\"a/b\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\"],\"campaigns\":[\"c/d\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"c/d\",\"e/f\",\"g/h\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"a/b\",\"a/b\",\"a/b\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"ab\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"/b\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b/c\"]}",
-                "{\"device\":\"d1\",\"campaigns\":[7]}",
-                "{\"device\":\"d1\",\"campaigns\":[null]}",
-                "{\"device\":\"d1\",\"campaigns\":\"a/b\"}",
-                "{\"device\":7,\"campaigns\":[\"a/b\"]}",
-                "{\"device\":null,\"campaigns\":[\"a/b\"]}",
-                "{\"device\":\"" + "x".repeat(257) + "\",\"campaigns\":[\"a/b\"]}",
-                "{\"device\":\"" + "x".repeat(256) + "\",\"campaigns\":[\"a/b\"]}",
-                "{\"campaigns\":[\"a/b\"]}",
-                "{\"device\":\"d1\"}",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\"]",
-                "{\"device\":\"d1\",\"campaigns\":[\"a/b\",]}",
-                "[\"d1\"]",
-                "null",
-                "",
-                "not json");
-        int accepted = 0;
-        for (String body : bodies) {
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            CheckController.Request fast = controller.parseStreaming(bytes);
-            CheckController.Request tree;
-            try {
-                tree = controller.parseTree(bytes);
-            } catch (HttpResponseException e) {
-                assertNull(fast, "the streaming reader accepted what the tree reader refuses: " + body);
-                continue;
-            }
-            if (fast != null) {
-                accepted++;
-                assertEquals(tree.device(), fast.device(), body);
-                assertEquals(List.copyOf(tree.campaigns()), List.copyOf(fast.campaigns()), body);
-            }
-        }
-        assertEquals(5, accepted, "the plainly valid bodies take the streaming path");
+    void validBodiesReadAsWrittenAndEveryOtherBodyIsRefusedNamingItsField() {
+        Map<String, CheckController.Request> valid = new LinkedHashMap<>();
+        valid.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"a/c\"]}", new CheckController.Request("d1", List.of("a/b", "a/c")));
+        valid.put("{\"campaigns\":[\"a/b\"],\"device\":\"d1\"}", new CheckController.Request("d1", List.of("a/b")));
+        valid.put(" {\"device\" : \"d\\u00e9\", \"extra\": {\"x\": [1, {\"y\": 2}]}, \"campaigns\": [\"a/b\", \"a/b\", \"x/y\"]} ",
+                new CheckController.Request("d\u00e9", List.of("a/b", "x/y")));
+        valid.put("{\"device\":\"" + "x".repeat(256) + "\",\"campaigns\":[\"a/b\"]}",
+                new CheckController.Request("x".repeat(256), List.of("a/b")));
+        valid.forEach((body, expected) -> assertEquals(expected, controller.parse(body.getBytes(StandardCharsets.UTF_8)), body));
+
+        Map<String, String> refused = new LinkedHashMap<>(); // body -> the field its error names
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"c/d\",\"e/f\",\"g/h\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\",\"a/b\",\"a/b\",\"a/b\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"ab\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"/b\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b/c\"]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[7]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[null]}", "campaigns");
+        refused.put("{\"device\":\"d1\",\"campaigns\":\"a/b\"}", "campaigns");
+        refused.put("{\"device\":\"d1\"}", "campaigns");
+        refused.put("{\"device\":7,\"campaigns\":[\"a/b\"]}", "device");
+        refused.put("{\"device\":null,\"campaigns\":[\"a/b\"]}", "device");
+        refused.put("{\"device\":\"" + "x".repeat(257) + "\",\"campaigns\":[\"a/b\"]}", "device");
+        refused.put("{\"campaigns\":[\"a/b\"]}", "device");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\"]", "body");
+        refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\",]}", "body");
+        refused.put("[\"d1\"]", "body");
+        refused.put("null", "body");
+        refused.put("", "body");
+        refused.put("not json", "body");
+        refused.forEach((body, field) -> {
+            HttpResponseException e = assertThrows(HttpResponseException.class, () -> controller.parse(body.getBytes(StandardCharsets.UTF_8)), body);
+            assertEquals(400, e.getStatus(), body);
+            assertTrue(e.getMessage().startsWith(field + ": "), body + " -> " + e.getMessage());
+        });
     }
 
     @Test
     void aBadBodyGetsTheErrorNamingTheField() {
-        HttpResponseException e = org.junit.jupiter.api.Assertions.assertThrows(HttpResponseException.class,
-                () -> controller.parseTree("{\"device\":\"d1\",\"campaigns\":[7]}".getBytes(StandardCharsets.UTF_8)));
+        HttpResponseException e = assertThrows(HttpResponseException.class,
+                () -> controller.parse("{\"device\":\"d1\",\"campaigns\":[7]}".getBytes(StandardCharsets.UTF_8)));
         assertEquals("campaigns: each entry must be \"advertiser/campaign\", not 7", e.getMessage());
-        assertNotNull(controller.parseStreaming("{\"device\":\"d1\",\"campaigns\":[\"a/b\"]}".getBytes(StandardCharsets.UTF_8)));
     }
 
     @Test

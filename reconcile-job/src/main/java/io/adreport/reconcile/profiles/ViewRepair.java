@@ -57,7 +57,7 @@ import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
  * ahead of a deleted one, so it never makes a deleted view one of the newest K. A later repair Put of a deleted
  * view is masked by its delete marker; should it land after a major compaction dropped the
  * marker, the same pass's trim deletes it again (the device is in that day's batch). A crash
- * before the deletes leaves more than K views, which the checks never read past (they read the
+ * before the deletes leaves more than K views, which the checks never count past (they count the
  * newest K per campaign) and the next pass that touches the device removes.
  */
 public final class ViewRepair {

@@ -3,9 +3,7 @@ package io.adreport.schema.profile;
 import io.adreport.schema.campaign.FrequencyCap;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.zip.CRC32;
 import org.apache.hadoop.hbase.Cell;
 
@@ -34,7 +32,7 @@ import org.apache.hadoop.hbase.Cell;
  * campaign while it decodes its one Get (a per-campaign limit in the filter measured 19–23% of
  * the Get's throughput, so the filter selects the campaigns and the decoder stops at K), and the
  * nightly pass deletes, for every device touched that day, the cells of a campaign beyond its
- * newest K ({@link #beyondNewest}). Between two nightly passes a hot device may hold, and a check
+ * newest K ({@link CountBound}). Between two nightly passes a hot device may hold, and a check
  * of it ship, more cells than K; its checks stay exact meanwhile, and storage is bounded again
  * after the next pass.
  *
@@ -111,26 +109,10 @@ public final class ViewCells {
     }
 
     /**
-     * The cells of one row's {@code fc} family that lie beyond the newest {@code keep} views of
-     * their campaign: what the count bound deletes. {@code cells} must be in stored order (as a
-     * Get or Scan returns them: by campaign, newest first within it), so the cells past the
-     * {@code keep}-th of each campaign run are the oldest.
-     */
-    public static List<Cell> beyondNewest(Cell[] cells, int keep) {
-        CountBound bound = new CountBound(keep);
-        List<Cell> beyond = new ArrayList<>();
-        for (Cell c : cells) {
-            if (bound.beyond(c)) {
-                beyond.add(c);
-            }
-        }
-        return beyond;
-    }
-
-    /**
-     * {@link #beyondNewest} for a row read in pieces (a Scan with a batch size): fed the row's
-     * {@code fc} cells in stored order, one at a time, it answers whether each lies beyond the
-     * newest {@code keep} of its campaign. One instance per row; not thread-safe.
+     * The count bound over one row's {@code fc} cells: fed them in stored order (by campaign, newest
+     * first within it, as a Get or Scan returns them, whole or in pieces), one at a time, it answers
+     * whether each lies beyond the newest {@code keep} of its campaign — what the nightly trim
+     * deletes and a check does not count. One instance per row; not thread-safe.
      */
     public static final class CountBound {
         private final int keep;

@@ -61,7 +61,7 @@ class ViewCellsTest {
     }
 
     @Test
-    void beyondNewestNamesTheOldestCellsOfEachCampaignPastTheBound() {
+    void theCountBoundNamesTheOldestCellsOfEachCampaignPastTheBound() {
         byte[] row = new byte[] {1};
         byte[] f = "fc".getBytes();
         List<Cell> cells = new java.util.ArrayList<>();
@@ -76,12 +76,18 @@ class ViewCellsTest {
             cells.add(new KeyValue(row, f, ViewCells.qualifier("a", "hotter", 2_000L + i, "x" + i), 2_000L + i, new byte[0]));
         }
         cells.sort(CellComparator.getInstance());
-        List<Cell> beyond = ViewCells.beyondNewest(cells.toArray(Cell[]::new), 3);
+        List<Cell> beyond = beyond(cells, 3);
         List<String> got = beyond.stream().map(c -> ViewCells.decode(CellUtil.cloneQualifier(c)).toString()).sorted().toList();
         assertEquals(List.of(new ViewCells.View("a/hot", 1_000L).toString(), new ViewCells.View("a/hot", 1_001L).toString(),
                 new ViewCells.View("a/hotter", 2_000L).toString()), got, "the oldest past the newest 3 of each campaign");
-        assertEquals(0, ViewCells.beyondNewest(cells.toArray(Cell[]::new), 5).size());
-        assertThrows(IllegalArgumentException.class, () -> ViewCells.beyondNewest(new Cell[0], 0));
+        assertEquals(0, beyond(cells, 5).size());
+        assertThrows(IllegalArgumentException.class, () -> new ViewCells.CountBound(0));
+    }
+
+    /** The cells a fresh bound of {@code keep} names as beyond, fed in stored order as a row read gives them. */
+    private static List<Cell> beyond(List<Cell> cells, int keep) {
+        ViewCells.CountBound bound = new ViewCells.CountBound(keep);
+        return cells.stream().filter(bound::beyond).toList();
     }
 
     @Test

@@ -82,6 +82,8 @@ class RankedTopNBenchmarkTest {
     /** DuckDB answers every (RUNS / PEER_RUNS)-th request's question too (a full aggregation of 1M keys takes seconds). */
     private static final int PEER_RUNS = Integer.getInteger("topn.peerRuns", RUNS);
     private static final int LIVE_RUNS = Integer.getInteger("topn.liveRuns", Math.max(10, RUNS / 6));
+    /** {@code -Dtopn.only=series} asks the series question alone (for profiling it). */
+    private static final boolean SERIES_ONLY = "series".equals(System.getProperty("topn.only"));
 
     /**
      * Not a benchmark (runs in every build): what the benchmark bulk-loads is what the nightly
@@ -171,30 +173,35 @@ class RankedTopNBenchmarkTest {
                 String top = "campaign?granularity=all&groupBy=advertiser,campaign&metrics=impressions&orderBy=-impressions&limit=100";
                 String sqlTop = "SELECT advertiser, campaign, sum(impressions) s FROM c WHERE day >= ? AND day < ? %s"
                         + " GROUP BY advertiser, campaign ORDER BY s DESC, advertiser, campaign LIMIT 100";
-                report.append(compare("top-100 over 31 reconciled days", http, analyst,
-                        base + top + "&from=2026-10-01&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-01", null));
-                save(report, keys);
-                report.append(compare("tenant (advertiser key) top-100 over 31 days", http, tenant,
-                        base + top + "&from=2026-10-01&to=2026-11-01",
-                        duck, String.format(sqlTop, "AND advertiser = ?"), "2026-10-01", "2026-11-01", "adv-7"));
-                save(report, keys);
-                report.append(compare("top-100 of one reconciled day", http, analyst,
-                        base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
-                save(report, keys);
+                if (!SERIES_ONLY) {
+                    report.append(compare("top-100 over 31 reconciled days", http, analyst,
+                            base + top + "&from=2026-10-01&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-01", null));
+                    save(report, keys);
+                    report.append(compare("tenant (advertiser key) top-100 over 31 days", http, tenant,
+                            base + top + "&from=2026-10-01&to=2026-11-01",
+                            duck, String.format(sqlTop, "AND advertiser = ?"), "2026-10-01", "2026-11-01", "adv-7"));
+                    save(report, keys);
+                    report.append(compare("top-100 of one reconciled day", http, analyst,
+                            base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
+                    save(report, keys);
+                }
                 String before = metrics.scrape();
                 report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
+                report.append(seriesFloors(http, analyst, base, hbase, layout, cube, deps.meta()));
                 report.append(breakdown(before, metrics.scrape()));
                 save(report, keys);
-                report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
-                        base + top + "&from=2026-10-02&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-02", "2026-11-01", null));
-                save(report, keys);
-                if (keys <= 300_000) {
-                    report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
-                            base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
-                            LIVE_RUNS));
-                } else { // the live day is scanned: K rows, more than report.max.rows.scanned (1M) allows near 1M keys
-                    report.append("top-100 over 31 reconciled days + the live day: skipped (scans all " + keys + " rows of the live day)\n");
+                if (!SERIES_ONLY) {
+                    report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
+                            base + top + "&from=2026-10-02&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-02", "2026-11-01", null));
+                    save(report, keys);
+                    if (keys <= 300_000) {
+                        report.append(compare("top-100 over 31 reconciled days + the live day (live day scanned)", http, analyst,
+                                base + top + "&from=2026-10-01&to=2026-11-02", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-02", null,
+                                LIVE_RUNS));
+                    } else { // the live day is scanned: K rows, more than report.max.rows.scanned (1M) allows near 1M keys
+                        report.append("top-100 over 31 reconciled days + the live day: skipped (scans all " + keys + " rows of the live day)\n");
+                    }
                 }
                 metrics.scrape().lines().filter(l -> l.startsWith("adreport_report_plan_total")
                         || l.startsWith("adreport_report_topn_")).forEach(l -> report.append("  ").append(l).append('\n'));
@@ -293,6 +300,82 @@ class RankedTopNBenchmarkTest {
             b[i] = System.nanoTime() - t1;
         }
         return line("one-key 48-hour hourly series", a, b);
+    }
+
+    /**
+     * The series' floors, in the same run, interleaved request by request so that they meet the
+     * same machine: the HTTP path alone ({@code GET /v1/rollups}: routing, the bearer key, a JSON
+     * answer, no HBase read), and the series' counter read alone (the same 48 rows by the same
+     * skip-scan, through the HBase client in this JVM, no HTTP: by the blocking {@code Table}
+     * scanner and by {@code AsyncTable.scanAll}), the day marks alone, and both reads in parallel
+     * as a report issues them.
+     */
+    private static String seriesFloors(HttpClient http, String key, String base, MiniHBase hbase, TableLayout layout, Cube cube,
+                                       MetaStore meta) throws Exception {
+        Rollup creative = cube.rollup("creative").orElseThrow();
+        RowKeyCodec codec = new RowKeyCodec(cube);
+        List<byte[]> rows = new ArrayList<>();
+        long first = LocalDateTime.of(2026, 10, 31, 12, 0).toEpochSecond(ZoneOffset.UTC) / 60;
+        for (int h = 0; h < 48; h++) {
+            rows.add(codec.counterKey(creative, Granularity.HOUR, first + 60L * h, List.of("adv-0", "cmp-0", "cr-0")));
+        }
+        List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
+        rows.forEach(k -> ranges.add(new org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange(k, true, k, true)));
+        byte[] lo = rows.stream().min(Bytes.BYTES_COMPARATOR).orElseThrow();
+        byte[] hi = rows.stream().max(Bytes.BYTES_COMPARATOR).orElseThrow();
+        java.util.function.Supplier<org.apache.hadoop.hbase.client.Scan> scan = () -> new org.apache.hadoop.hbase.client.Scan()
+                .withStartRow(lo).withStopRow(hi, true).setFilter(new org.apache.hadoop.hbase.filter.MultiRowRangeFilter(ranges))
+                .setCaching(48).setLimit(48);
+        long[] h = new long[RUNS];
+        long[] b = new long[RUNS];
+        long[] c = new long[RUNS];
+        long[] d = new long[RUNS];
+        long[] e = new long[RUNS];
+        org.apache.hadoop.hbase.TableName table = layout.counterTable(creative);
+        try (org.apache.hadoop.hbase.client.AsyncConnection async =
+                     org.apache.hadoop.hbase.client.ConnectionFactory.createAsyncConnection(hbase.connection().getConfiguration()).get()) {
+            org.apache.hadoop.hbase.client.AsyncTable<?> at = async.getTable(table);
+            MetaStore.AsyncScan at2 = (name, sc) -> async.getTable(name).scanAll(sc);
+            for (int i = -20; i < RUNS; i++) {
+                long t0 = System.nanoTime();
+                get(http, base.replace("/v1/reports/", "/v1/rollups"), key);
+                long t1 = System.nanoTime();
+                int n = 0;
+                try (org.apache.hadoop.hbase.client.Table t = hbase.connection().getTable(table);
+                     org.apache.hadoop.hbase.client.ResultScanner rs = t.getScanner(scan.get())) {
+                    for (org.apache.hadoop.hbase.client.Result r : rs) {
+                        n++;
+                    }
+                }
+                long t2 = System.nanoTime();
+                int m = at.scanAll(scan.get()).get().size();
+                long t3 = System.nanoTime();
+                meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), at2::scanAll).get();
+                long t4 = System.nanoTime();
+                var days = meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), at2::scanAll);
+                at.scanAll(scan.get()).get();
+                days.get();
+                long t5 = System.nanoTime();
+                assertEquals(48, n, "series rows");
+                assertEquals(48, m, "series rows (async)");
+                if (i >= 0) {
+                    h[i] = t1 - t0;
+                    b[i] = t2 - t1;
+                    c[i] = t3 - t2;
+                    d[i] = t4 - t3;
+                    e[i] = t5 - t4;
+                }
+            }
+        }
+        return String.format("  series floors, same run: %s; %s; %s; %s; %s%n", pct("HTTP alone (GET /v1/rollups, auth)", h),
+                pct("its 48 rows by the HBase client alone (Table scanner)", b), pct("by AsyncTable.scanAll", c),
+                pct("day marks alone", d), pct("scanAll with day marks in parallel", e));
+    }
+
+    private static String pct(String what, long[] t) {
+        long[] s = t.clone();
+        Arrays.sort(s);
+        return String.format("%s p50 %.2f ms p99 %.2f ms", what, s[s.length / 2] / 1e6, s[(int) Math.ceil(s.length * 0.99) - 1] / 1e6);
     }
 
     private static String line(String what, long[] api, long[] duck) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.auth.AccessPolicy;
 import io.adreport.report.auth.ApiKeys;
+import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
@@ -48,6 +49,7 @@ import org.apache.hadoop.hbase.client.Connection;
  * carry no tenant data.
  */
 public final class ReportApi {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReportApi.class);
     static final String VERSION = "1";
     /** Series a ranked top-N may resolve before it falls back to reading every counter. */
     static final int RANKED_MAX_CANDIDATES = 200_000;
@@ -115,7 +117,8 @@ public final class ReportApi {
         AccessPolicy policy = new AccessPolicy(deps.cube());
         ReportParams params = new ReportParams(deps.cube(), cfg.maxLimit());
         QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
-        CounterReader counters = new CounterReader(deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(),
+        AsyncReads async = new AsyncReads(deps.connection(), cfg.queryTimeout());
+        CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics());
         RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.meta(), planner, counters,
                 executor, cfg.queryTimeout(), RANKED_MAX_CANDIDATES, deps.metrics());
@@ -125,7 +128,7 @@ public final class ReportApi {
         RollupController rollups = new RollupController(deps.cube(), policy);
         ExportReader exporter = new ExportReader(deps.cube(), deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics());
-        ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.meta(),
+        ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.meta(), async,
                 deps.clock(), mapper);
         ReconcileController reconcile = new ReconcileController(deps.meta(), policy, mapper, deps.clock());
         BearerAuth auth = new BearerAuth(deps.keys());
@@ -210,7 +213,14 @@ public final class ReportApi {
                 router.exception(io.javalin.validation.ValidationException.class, errors::handle);
             });
         });
-        app.events(e -> e.serverStopped(executor::shutdownNow));
+        app.events(e -> e.serverStopped(() -> {
+            executor.shutdownNow();
+            try {
+                async.close();
+            } catch (java.io.IOException ex) {
+                LOG.warn("closing the asynchronous HBase client: {}", ex.toString());
+            }
+        }));
         return app;
     }
 

@@ -10,6 +10,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.meta.MetaStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryException;
 import io.adreport.report.query.ReadFailure;
@@ -58,9 +59,11 @@ final class ReportController {
     private final Clock clock;
     private final ExportReader exporter;
     private final ObjectMapper mapper;
+    private final AsyncReads async;
 
     ReportController(Cube cube, ReportParams params, AccessPolicy policy, ReportEngine engine, ExportReader exporter,
-                     MetaStore meta, Clock clock, ObjectMapper mapper) {
+                     MetaStore meta, AsyncReads async, Clock clock, ObjectMapper mapper) {
+        this.async = async;
         this.exporter = exporter;
         this.mapper = mapper;
         this.cube = cube;
@@ -165,7 +168,7 @@ final class ReportController {
         LocalDate first = LocalDate.ofInstant(from, ZoneOffset.UTC);
         LocalDate last = LocalDate.ofInstant(to.minusNanos(1), ZoneOffset.UTC);
         String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
-        Supplier<Map<LocalDate, MetaStore.DayState>> states = meta.daysLater(first, last);
+        Supplier<Map<LocalDate, MetaStore.DayState>> states = meta.daysLater(first, last, async::scanAll);
         return () -> marks(states.get(), now);
     }
 

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,8 +31,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * <p><b>Reads.</b> A fixed series (every dimension filtered) reads exactly the keys the codec
  * computes, salt included, in chunks of {@value #GET_CHUNK}, each chunk one skip-scan of its
- * salt bucket (see {@code Job.get}). Anything else is one scan per salt
- * bucket over [fromMinute, toMinute) of the stored granularity — the salt hashes the series, so
+ * salt bucket through the asynchronous client (see {@code Job.get}). Anything else is one scan
+ * per salt bucket over [fromMinute, toMinute) of the stored granularity — the salt hashes the series, so
  * any series can be in any bucket — run in parallel on the shared bounded executor and merged.
  * Never a full-table scan: every scan is bounded by its bucket's time range. When the leading
  * dimensions are fixed (always the tenant for a tenant key) a server-side row filter at
@@ -53,6 +54,7 @@ public final class CounterReader {
     static final int SCAN_CACHING = 1000;
 
     private final Connection connection;
+    private final AsyncReads async;
     private final TableLayout layout;
     private final RowKeyCodec codec;
     private final ExecutorService executor;
@@ -62,9 +64,10 @@ public final class CounterReader {
     private final Metrics.Histogram scanLatency;
     private final Metrics.Counter rowsRead;
 
-    public CounterReader(Connection connection, TableLayout layout, ExecutorService executor, long maxRowsScanned,
-                         Duration timeout, Metrics metrics) {
+    public CounterReader(Connection connection, AsyncReads async, TableLayout layout, ExecutorService executor,
+                         long maxRowsScanned, Duration timeout, Metrics metrics) {
         this.connection = connection;
+        this.async = async;
         this.layout = layout;
         this.codec = new RowKeyCodec(layout.cube());
         this.executor = executor;
@@ -79,18 +82,16 @@ public final class CounterReader {
     /** Sums of {@code plan.columns()} per (bucket, groupBy values). */
     public Map<GroupKey, long[]> read(ReportQuery q, QueryPlan plan) {
         Job job = new Job(q, plan);
-        List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
         if (plan.pointLookup()) {
             List<byte[]> keys = new ArrayList<>();
             List<String> values = seriesValues(q);
             for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
                 keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
             }
-            for (int i = 0; i < keys.size(); i += GET_CHUNK) {
-                List<byte[]> chunk = keys.subList(i, Math.min(keys.size(), i + GET_CHUNK));
-                tasks.add(() -> job.get(chunk));
-            }
-        } else if (q.singleSeries()) {
+            return job.get(keys);
+        }
+        List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
+        if (q.singleSeries()) {
             int salt = codec.counterSalt(q.rollup(), seriesValues(q));
             tasks.add(() -> job.scan(salt));
         } else {
@@ -151,13 +152,39 @@ public final class CounterReader {
         }
 
         /**
-         * The rows of {@code keys} (one series: one salt bucket, so one region) by one skip-scan:
-         * a scanner from the first key to the last whose {@link MultiRowRangeFilter} seeks from
-         * each wanted row straight to the next. A multi-Get of the same rows opens a region
-         * scanner per row on the region server; the skip-scan opens one and seeks, which measured
-         * about half the time for a 48-hour series (docs/BENCHMARKS.md).
+         * The rows of {@code keys} (one series: one salt bucket, so one region), each chunk of
+         * {@value #GET_CHUNK} by one skip-scan: a scan from the chunk's first key to its last whose
+         * {@link MultiRowRangeFilter} seeks from each wanted row straight to the next. A multi-Get
+         * of the same rows opens a region scanner per row on the region server; the skip-scan
+         * opens one and seeks, which measured about half the time for a 48-hour series
+         * (docs/BENCHMARKS.md). The chunks go out at once through the asynchronous client
+         * ({@link AsyncReads}: no pool between the request thread and the RPC) and are summed
+         * here, on the request thread, as they arrive, under the report's one deadline.
          */
-        Map<GroupKey, long[]> get(List<byte[]> keys) throws IOException {
+        Map<GroupKey, long[]> get(List<byte[]> keys) {
+            long t0 = System.nanoTime();
+            long deadline = t0 + timeout.toNanos();
+            List<CompletableFuture<List<Result>>> reads = new ArrayList<>();
+            try {
+                for (int i = 0; i < keys.size(); i += GET_CHUNK) {
+                    List<byte[]> chunk = keys.subList(i, Math.min(keys.size(), i + GET_CHUNK));
+                    reads.add(async.scanAll(layout.counterTable(q.rollup()), skipScan(chunk)));
+                }
+                Map<GroupKey, long[]> out = new HashMap<>();
+                for (CompletableFuture<List<Result>> read : reads) {
+                    for (Result r : ReadFailure.await(read, deadline - System.nanoTime(), timeout)) {
+                        count();
+                        add(out, r);
+                    }
+                }
+                getLatency.observeNanos(System.nanoTime() - t0);
+                return out;
+            } finally {
+                reads.forEach(f -> f.cancel(true));
+            }
+        }
+
+        private Scan skipScan(List<byte[]> keys) {
             List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>(keys.size());
             for (byte[] k : keys) {
                 ranges.add(new MultiRowRangeFilter.RowRange(k, true, k, true));
@@ -170,19 +197,7 @@ public final class CounterReader {
             for (byte[] qual : decoder.qualifiers()) {
                 scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
             }
-            Map<GroupKey, long[]> out = new HashMap<>();
-            long t0 = System.nanoTime();
-            try (Table table = connection.getTable(layout.counterTable(q.rollup()));
-                 ResultScanner rs = table.getScanner(scan)) {
-                for (Result r : rs) {
-                    count();
-                    add(out, r);
-                }
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-            getLatency.observeNanos(System.nanoTime() - t0);
-            return out;
+            return scan;
         }
 
         Map<GroupKey, long[]> scan(int salt) throws IOException {

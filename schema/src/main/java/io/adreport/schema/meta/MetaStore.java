@@ -173,29 +173,58 @@ public final class MetaStore {
     }
 
     /**
-     * {@link #days} started now, its answer taken later: a report reads the day states while it
-     * reads its counters instead of after them (one meta round trip off the request's path). The
-     * states are those of the moment the read ran, as with {@link #days}.
+     * {@link #days} started now through an asynchronous client's scan, its answer taken later: a
+     * report reads the day states while it reads its counters instead of after them (one meta
+     * round trip off the request's path), and no thread of this process waits for HBase until
+     * the answer is taken (so no pool is needed for the deadline either: the wait is bounded by
+     * this store's operation timeout). The states are those of the moment the read ran, as with
+     * {@link #days}.
      */
-    public java.util.function.Supplier<Map<LocalDate, DayState>> daysLater(LocalDate from, LocalDate toInclusive) {
-        return startWithDeadline(() -> readDays(from, toInclusive));
+    public java.util.function.Supplier<Map<LocalDate, DayState>> daysLater(LocalDate from, LocalDate toInclusive, AsyncScan scan) {
+        java.util.concurrent.CompletableFuture<java.util.List<Result>> rows = scan.scanAll(layout.metaTable(), dayScan(from, toInclusive));
+        long deadline = System.nanoTime() + (operationTimeout == null ? Duration.ofDays(1) : operationTimeout).toNanos();
+        return () -> {
+            Map<LocalDate, DayState> out = emptyDays(from, toInclusive);
+            for (Result r : await(rows, deadline)) {
+                putDay(out, r);
+            }
+            return out;
+        };
+    }
+
+    /** An asynchronous client's whole scan of a table (e.g. {@code AsyncTable.scanAll}). */
+    @FunctionalInterface
+    public interface AsyncScan {
+        java.util.concurrent.CompletableFuture<java.util.List<Result>> scanAll(org.apache.hadoop.hbase.TableName table, Scan scan);
     }
 
     private Map<LocalDate, DayState> readDays(LocalDate from, LocalDate toInclusive) {
-        Map<LocalDate, DayState> out = new LinkedHashMap<>();
-        for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
-            out.put(d, new DayState(d));
-        }
-        Scan scan = new Scan().withStartRow(dayRow(from)).withStopRow(dayRow(toInclusive.plusDays(1)));
-        try (Table t = table(); ResultScanner rs = t.getScanner(scan)) {
+        Map<LocalDate, DayState> out = emptyDays(from, toInclusive);
+        try (Table t = table(); ResultScanner rs = t.getScanner(dayScan(from, toInclusive))) {
             for (Result r : rs) {
-                LocalDate d = UtcDay.parse(Bytes.toString(r.getRow()).substring(4)).date();
-                out.put(d, toDay(d, r));
+                putDay(out, r);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return out;
+    }
+
+    private static Map<LocalDate, DayState> emptyDays(LocalDate from, LocalDate toInclusive) {
+        Map<LocalDate, DayState> out = new LinkedHashMap<>();
+        for (LocalDate d = from; !d.isAfter(toInclusive); d = d.plusDays(1)) {
+            out.put(d, new DayState(d));
+        }
+        return out;
+    }
+
+    private static Scan dayScan(LocalDate from, LocalDate toInclusive) {
+        return new Scan().withStartRow(dayRow(from)).withStopRow(dayRow(toInclusive.plusDays(1)));
+    }
+
+    private static void putDay(Map<LocalDate, DayState> out, Result r) {
+        LocalDate d = UtcDay.parse(Bytes.toString(r.getRow()).substring(4)).date();
+        out.put(d, toDay(d, r));
     }
 
     /** Days in [from, to] that are closing or reconciled. */

@@ -100,9 +100,10 @@ for mode in $modes; do
   sleep 3 # let the last flush land
   a0=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c0=$(metric "$ingest" adreport_increment_cells_sent_total)
   r0=$(metric "$ingest" adreport_increments_sent_total)
-  echo "== $mode: measured replay of $n events" >&2
+  echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
+  echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
   sleep 3
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)

@@ -10,7 +10,9 @@
 #                            [--freshness-modes "coalesced"] [--load 0.8] [--probes N] [--probe-interval MS]
 #
 # Prints one line per mode: events/s (replay's own clock) and its ratio to put-only, increment
-# cells and Increment row operations per accepted event, and replay's request latency percentiles.
+# cells and Increment row operations per accepted event, the stack's CPU time per event (user +
+# system of the one JVM that holds the aggregator and HBase, over the measured replay: on a
+# shared 2-core machine a steadier measure than events/s), and replay's request latency percentiles.
 # For each freshness mode it then replays at --load times the rate just measured (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
 # advertiser and network reports), and reads the adreport_freshness_seconds histogram over
@@ -57,6 +59,9 @@ bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (
     for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
     printf "%d flushes, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
 }
+cpu_ms() { # user + system CPU of process $1 so far, in ms
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -100,9 +105,12 @@ for mode in $modes; do
   sleep 3 # let the last flush land
   a0=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c0=$(metric "$ingest" adreport_increment_cells_sent_total)
   r0=$(metric "$ingest" adreport_increments_sent_total)
-  echo "== $mode: measured replay of $n events" >&2
+  echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
+  u0=$(cpu_ms "$pid")
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
+  u1=$(cpu_ms "$pid")
+  echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
   sleep 3
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)
@@ -110,8 +118,8 @@ for mode in $modes; do
   lat=$(sed -n 's/^request latency.*: \(p50 [0-9]* ms, p99 [0-9]* ms\), max.*/\1/p' "$work/load-$mode.out")
   acc=$((a1 - a0))
   rates[$mode]=${rate//,/}
-  results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" 'BEGIN {
-    printf "%-10s %10s events/s  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  %s\n", m, r, a, c / a, o / a, l }')")
+  results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" -v u=$((u1 - u0)) -v n="$n" 'BEGIN {
+    printf "%-10s %10s events/s  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  stack CPU %.0f us/event  %s\n", m, r, a, c / a, o / a, u * 1000 / n, l }')")
   if [[ " $fresh_modes " == *" $mode "* ]]; then
     pace=$(awk -v r="${rate//,/}" -v l="$load" 'BEGIN { printf "%d", r * l }')
     secs=$(( probes * probe_interval / 1000 + 20 ))

@@ -263,6 +263,36 @@ public final class CoalescingBuffer {
             if (column < 0 || column >= columns) {
                 throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
             }
+            RowCells rc = rowCells(table, row, epochDay);
+            if (rc.add(column, delta)) {
+                cells.increment();
+                bytes.add(CELL_BYTES);
+            }
+        }
+
+        /**
+         * Adds one row's deltas summed beforehand ({@link GroupSums}): the row is looked up once
+         * and the cell gauges move once, whatever number of events the sums stand for.
+         */
+        public void addRow(GroupSums.Row sums) {
+            RowCells rc = rowCells(sums.table, sums.row, sums.epochDay);
+            int fresh = 0;
+            for (int bits = sums.touched; bits != 0; bits &= bits - 1) {
+                int column = Integer.numberOfTrailingZeros(bits);
+                if (column >= columns) {
+                    throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
+                }
+                if (rc.add(column, sums.deltas[column])) {
+                    fresh++;
+                }
+            }
+            if (fresh > 0) {
+                cells.add(fresh);
+                bytes.add((long) fresh * CELL_BYTES);
+            }
+        }
+
+        private RowCells rowCells(int table, byte[] row, int epochDay) {
             RowCells rc;
             if (row == lastRow && table == lastTable) {
                 rc = lastCells;
@@ -285,10 +315,7 @@ public final class CoalescingBuffer {
                 // Under the shared lock, so the time belongs to the generation this delta lands in.
                 firstAddMillis.compareAndSet(NO_ADD, clock.millis());
             }
-            if (rc.add(column, delta)) {
-                cells.increment();
-                bytes.add(CELL_BYTES);
-            }
+            return rc;
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.aggregator.coalesce.Freshness;
+import io.adreport.aggregator.coalesce.GroupSums;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
@@ -78,21 +79,37 @@ public final class CoalescedCounters implements CounterWriter {
 
     @Override
     public void count(Event e, boolean attributed) {
-        int[] skipped = {0};
-        int n;
-        try (CoalescingBuffer.Adder adder = buffer.adder()) {
-            n = cells.forEach(e, attributed, (table, row, day, column, delta) -> {
-                if (days.isClosed(day)) {
-                    skipped[0]++;
-                } else {
-                    adder.add(table, row, day, column, delta);
-                }
-            });
+        countAll(List.of(new Counted(e, attributed)));
+    }
+
+    /**
+     * Sums the group's deltas per row on this thread ({@link GroupSums}), then adds each distinct
+     * row once under one {@link CoalescingBuffer.Adder}. A row of a closed day is skipped there
+     * (its cells counted as dropped); the {@link Flusher} drops any that a day close overtakes later.
+     */
+    @Override
+    public void countAll(List<Counted> events) {
+        if (events.isEmpty()) {
+            return;
         }
-        metrics.countedEvents.inc();
-        metrics.fanoutCells.add(n);
-        if (skipped[0] > 0) {
-            metrics.cellsDroppedClosedDay.add(skipped[0]);
+        GroupSums sums = new GroupSums(cells.columns());
+        for (Counted c : events) {
+            cells.forEach(c.event(), c.attributed(), sums);
+        }
+        long skipped = 0;
+        try (CoalescingBuffer.Adder adder = buffer.adder()) {
+            for (GroupSums.Row row : sums.rows()) {
+                if (days.isClosed(row.epochDay())) {
+                    skipped += row.cellCount();
+                } else {
+                    adder.addRow(row);
+                }
+            }
+        }
+        metrics.countedEvents.add(events.size());
+        metrics.fanoutCells.add(sums.deltas());
+        if (skipped > 0) {
+            metrics.cellsDroppedClosedDay.add(skipped);
         }
         if (buffer.full()) {
             wakeUp();

@@ -6,12 +6,26 @@ import java.util.List;
 /**
  * Where a newly stored event's counter deltas go: the coalescing buffer and its flusher, or the
  * naive synchronous increments. Called by raw-store writer threads after the event's raw row is
- * durably written, once per event.
+ * durably written, once per event ({@link #count}) or once per group commit ({@link #countAll}).
  */
 public interface CounterWriter extends AutoCloseable {
 
     /** Counts a newly stored event (cells of closed days are skipped and counted as dropped). */
     void count(Event e, boolean attributed);
+
+    /** A newly stored event and whether it carries its join target's dimensions. */
+    record Counted(Event event, boolean attributed) {
+    }
+
+    /**
+     * Counts the newly stored events of one group commit, as {@link #count} of each would; a
+     * writer may sum them before they reach shared state.
+     */
+    default void countAll(List<Counted> events) {
+        for (Counted c : events) {
+            count(c.event(), c.attributed());
+        }
+    }
 
     /**
      * Room held for one request's counter deltas, from admission until its events are counted

@@ -23,6 +23,14 @@ public final class SpendCounting implements CounterWriter {
     }
 
     @Override
+    public void countAll(java.util.List<Counted> events) {
+        counters.countAll(events);
+        for (Counted c : events) {
+            spend.add(c.event());
+        }
+    }
+
+    @Override
     public Admission admit(java.util.List<Event> events, long timeoutNanos) throws InterruptedException {
         return counters.admit(events, timeoutNanos);
     }

@@ -245,9 +245,7 @@ public final class GroupCommit {
         } finally {
             metrics.rawWriteSeconds.observeNanos(System.nanoTime() - start);
         }
-        for (Entry e : stored) {
-            count(e);
-        }
+        count(stored);
         pendingViews.await();
         release(owned);
         for (Entry e : owned) {
@@ -348,17 +346,21 @@ public final class GroupCommit {
         return gets;
     }
 
-    private void count(Entry e) {
-        if (days.isClosed(e.day)) {
-            metrics.late.inc();
-            days.noteLate(e.day);
+    /** Counts the group's newly stored events in one call, so the counter path can sum them first. */
+    private void count(List<Entry> stored) {
+        List<CounterWriter.Counted> counted = new ArrayList<>(stored.size());
+        for (Entry e : stored) {
+            if (days.isClosed(e.day)) {
+                metrics.late.inc();
+                days.noteLate(e.day);
+            }
+            boolean attributed = e.inherited != null;
+            counted.add(new CounterWriter.Counted(attributed ? e.event.withDimensions(e.inherited) : e.event, attributed));
         }
-        boolean attributed = e.inherited != null;
-        Event counted = attributed ? e.event.withDimensions(e.inherited) : e.event;
         try {
-            counters.count(counted, attributed);
+            counters.countAll(counted);
         } catch (RuntimeException ex) {
-            LOG.error("counting a stored event failed; the nightly job will count it", ex);
+            LOG.error("counting {} stored events failed; the nightly job will count them", counted.size(), ex);
         }
     }
 

@@ -123,8 +123,8 @@ public final class CounterCells {
     public int forEach(Event e, boolean attributed, CellSink sink) {
         int[] n = {0};
         // Of the previous delta: rollup, granularity, row key, dimension values (the fan-out hands
-        // one list per rollup to all its granularities); and salt, table index, bucket, day.
-        Object[] last = new Object[4];
+        // one list per rollup to all its granularities), encoded values; and salt, table index, bucket, day.
+        Object[] last = new Object[5];
         long[] lastBucket = {Long.MIN_VALUE, 0};
         int[] lastRollup = {0, 0}; // salt, table index
         fanout.fanOut(e, attributed, (Rollup r, Granularity g, long bucket, List<String> values, String metric, long delta) -> {
@@ -132,11 +132,12 @@ public final class CounterCells {
             if (last[0] == r && last[1] == g && lastBucket[0] == bucket) {
                 row = (byte[]) last[2];
             } else {
-                if (last[0] != r || last[3] != values) { // the salt hashes the rollup and values only
-                    lastRollup[0] = codec.counterSalt(r, values);
+                if (last[0] != r || last[3] != values) { // the values' bytes and the salt depend on the rollup and values only
+                    last[4] = codec.counterValues(r, values);
+                    lastRollup[0] = codec.counterSalt(r, (byte[]) last[4]);
                     lastRollup[1] = tableIndex.get(r);
                 }
-                row = codec.counterKey(r, g, bucket, values, lastRollup[0]);
+                row = codec.counterKey(g, bucket, (byte[]) last[4], lastRollup[0]);
                 last[0] = r;
                 last[1] = g;
                 last[2] = row;

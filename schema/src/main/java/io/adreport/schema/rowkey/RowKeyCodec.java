@@ -117,30 +117,59 @@ public final class RowKeyCodec {
     }
 
     public byte[] counterKey(Rollup rollup, Granularity g, long bucketMinute, List<String> values) {
-        return counterKey(rollup, g, bucketMinute, values, counterSalt(rollup, values));
+        byte[] encoded = counterValues(rollup, values);
+        return counterKey(g, bucketMinute, encoded, counterSalt(rollup, encoded));
     }
 
     /**
-     * As {@link #counterKey(Rollup, Granularity, long, List)} with the salt already computed by
-     * {@link #counterSalt} for the same rollup and values (it does not depend on the granularity
-     * or the bucket, so an event's rows of one rollup share it).
+     * The part of a counter key after {@link #COUNTER_VALUES_OFFSET}: each value as UTF-8 and a
+     * 0x00 terminator (values holding 0x00 are refused). It does not depend on the granularity or
+     * the bucket, so an event's rows of one rollup share it (and its {@link #counterSalt(Rollup, byte[]) salt}).
      */
-    public byte[] counterKey(Rollup rollup, Granularity g, long bucketMinute, List<String> values, int salt) {
+    public byte[] counterValues(Rollup rollup, List<String> values) {
         if (values.size() != rollup.dimensions().size()) {
             throw new IllegalArgumentException("rollup " + rollup.name() + " needs " + rollup.dimensions().size()
                     + " values, got " + values.size());
         }
-        if (bucketMinute % g.minutes() != 0) {
-            throw new IllegalArgumentException("bucket minute " + bucketMinute + " is not aligned to " + g.label());
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(COUNTER_VALUES_OFFSET + 16 * values.size());
-        out.write(salt);
-        out.write(g.code());
-        writeUint32(out, bucketMinute);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * values.size());
         for (String v : values) {
             writeTerminated(out, v);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * {@link #counterSalt(Rollup, List)} from the values as {@link #counterValues} encodes them:
+     * the CRC32C input is the same bytes (the name, 0x00, then each value and its 0x00).
+     */
+    public int counterSalt(Rollup rollup, byte[] encodedValues) {
+        CRC32C crc = new CRC32C();
+        crc.update(rollup.name().getBytes(StandardCharsets.UTF_8));
+        crc.update(0);
+        crc.update(encodedValues);
+        return (int) (crc.getValue() % saltBuckets);
+    }
+
+    /**
+     * The counter key of one granularity and bucket of a rollup row whose values {@link #counterValues}
+     * encoded and whose salt {@link #counterSalt(Rollup, byte[])} computed from them.
+     */
+    public byte[] counterKey(Granularity g, long bucketMinute, byte[] encodedValues, int salt) {
+        if (bucketMinute % g.minutes() != 0) {
+            throw new IllegalArgumentException("bucket minute " + bucketMinute + " is not aligned to " + g.label());
+        }
+        if (bucketMinute < 0 || bucketMinute > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + bucketMinute);
+        }
+        byte[] key = new byte[COUNTER_VALUES_OFFSET + encodedValues.length];
+        key[0] = (byte) salt;
+        key[1] = (byte) g.code();
+        key[2] = (byte) (bucketMinute >>> 24);
+        key[3] = (byte) (bucketMinute >>> 16);
+        key[4] = (byte) (bucketMinute >>> 8);
+        key[5] = (byte) bucketMinute;
+        System.arraycopy(encodedValues, 0, key, COUNTER_VALUES_OFFSET, encodedValues.length);
+        return key;
     }
 
     public CounterKey parseCounterKey(byte[] row) {

@@ -156,7 +156,7 @@ class ServeCheckBenchmarkTest {
             java.util.function.Function<byte[], Get> checkGet = row -> ProfileGets.check(row, prefixes);
             floor(hbase, layout, hasher, checkGet, Duration.ofSeconds(5)); // its JIT too
             out.append(phase("floor, bare Get (client, no HTTP), alone", () -> floor(hbase, layout, hasher, null, GET_RUN)));
-            out.append(phase("floor, Get with the check's filter, alone", () -> profiled("get-alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN))));
+            out.append(phase("floor, Get with the check's filter, alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN)));
             if (wrk != null) {
                 out.append(phase("checks by wrk, alone", () -> profiled("alone", () -> wrk.run(CLIENTS, RUN))));
             }
@@ -289,14 +289,14 @@ class ServeCheckBenchmarkTest {
 
     /**
      * Runs {@code phase}; with {@code -Dbench.jfr=DIR}, under a JFR recording (settings
-     * {@code profile}) written to {@code DIR/serve-check-LABEL.jfr}.
+     * {@code -Dbench.jfr.settings}, default {@code default}) written to {@code DIR/serve-check-LABEL.jfr}.
      */
     private static String profiled(String label, Callable<String> phase) throws Exception {
         String dir = System.getProperty("bench.jfr");
         if (dir == null || dir.isBlank()) {
             return phase.call();
         }
-        try (Recording r = new Recording(Configuration.getConfiguration("profile"))) {
+        try (Recording r = new Recording(Configuration.getConfiguration(System.getProperty("bench.jfr.settings", "default")))) {
             r.start();
             String result = phase.call();
             r.stop();

@@ -290,6 +290,18 @@ class ServeCheckBenchmarkTest {
                 os.getSystemLoadAverage(), started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     }
 
+    private static String checks(URI check, String key, String template, Duration d) throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return ClosedLoop.run(CLIENTS, d, rng -> {
+            String body = String.format(template, "bench-device-" + rng.nextInt(DEVICES));
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(check).header("Authorization", "Bearer " + key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException(r.statusCode() + " " + r.body());
+            }
+        });
+    }
+
     /**
      * Impressions posted by 4 threads in 1,000-event batches, at most {@code rate} events/s (0: as
      * fast as the aggregator takes them), until stopped; {@link #during} reports the rate a phase

@@ -145,7 +145,7 @@ class ServeCheckBenchmarkTest {
             out.append(String.format("warm-up: %,d profile rows scanned into the block cache (%,d MB: hfile.block.cache.size x heap)%n",
                     warm(hbase, layout), (long) (hbase.configuration().getFloat("hfile.block.cache.size", 0.4f)
                             * Runtime.getRuntime().maxMemory()) >> 20));
-            // and the JIT: a first probe compiled for 7 of a 10 s phase after 5 s of each warm-up
+            // and the JIT, 10 s of each client: after 5 s of each, C2 was still compiling the check path in the first phase
             checks(check, key, template, Duration.ofSeconds(10));
             if (wrk != null) {
                 wrk.run(CLIENTS, Duration.ofSeconds(10));

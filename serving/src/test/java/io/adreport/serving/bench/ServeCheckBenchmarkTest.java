@@ -41,6 +41,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -64,12 +65,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Frequency-cap checks under load: {@code POST /v1/serve/check} for one device and 50 campaigns
  * with 5 cap windows each, over a profiles table of {@code bench.devices} devices (default
  * 1,000,000), first alone, then while the aggregator ingests impressions at half the capacity
- * measured in the same run. Beside it, the floor: the profile row's Get through the HBase client
- * without HTTP, JSON or cap logic, bare, then with the check's filter (one multi-prefix filter over
- * the 50 campaigns) alternated twice with the per-campaign bound it replaced (newest K views per
- * campaign on the region server), which isolates the filters' cost on the region server in the
- * same run. Also the storage of the view history per device and campaign (store
- * files of family {@code fc} after a major compaction).
+ * measured in the same run. Each condition has its floor, measured the same way in the same run:
+ * the check's own read (the profile Get with the check's one multi-prefix filter over the 50
+ * campaigns) through the HBase client without HTTP, JSON or cap logic; alone also the bare Get.
+ * The checks are driven twice: by {@code wrk}, a separate process ({@link Wrk}; skipped when it
+ * is not installed), and by the JDK HttpClient inside this JVM. Also the storage of the view
+ * history per device and campaign (store files of family {@code fc} after a major compaction).
+ * Each phase's line gives its start time, to find it in a JFR recording of the whole run
+ * ({@code JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=...}): a recording started in the middle of
+ * the run left this JVM several times slower for the rest of it (the region server's scan code
+ * kept hitting C2 uncommon traps, about 1,100 a second), so the benchmark no longer starts one.
  *
  * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
  * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code serving/target/serve-bench.txt}.
@@ -81,6 +86,8 @@ class ServeCheckBenchmarkTest {
     private static final int CAMPAIGNS = 50;
     private static final int CLIENTS = Integer.getInteger("bench.clients", 8);
     private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("bench.seconds", 30));
+    /** The Get phases without ingest (the floors beside ingest run as long as the checks beside it). */
+    private static final Duration GET_RUN = Duration.ofSeconds(10);
     private static final byte[] SECRET = "0123456789abcdef-serve-bench".getBytes(StandardCharsets.UTF_8);
 
     @Test
@@ -130,39 +137,48 @@ class ServeCheckBenchmarkTest {
                 body.append(c == 0 ? "" : ",").append('"').append(campaignKeys.get(c)).append('"');
             }
             String template = body.append("]}").toString();
+            Wrk wrk = Wrk.find(check, key, template, DEVICES);
+            out.append(wrk == null ? "wrk: not installed (apt-get install wrk): the wrk phases are skipped\n"
+                    : "wrk: " + wrk.version() + ", -t" + Wrk.THREADS + " -c" + CLIENTS + ", a separate process\n");
             // warm-up: the table's blocks into the block cache (as far as they fit), so no phase pays the first
             // reads from disk for the others (a first run without this saw each Get phase faster than the last)
             out.append(String.format("warm-up: %,d profile rows scanned into the block cache (%,d MB: hfile.block.cache.size x heap)%n",
                     warm(hbase, layout), (long) (hbase.configuration().getFloat("hfile.block.cache.size", 0.4f)
                             * Runtime.getRuntime().maxMemory()) >> 20));
-            checks(check, key, template, Duration.ofSeconds(5)); // and the JIT
-            out.append("floor, bare Get (client, no HTTP):  ").append(floor(hbase, layout, hasher, null)).append('\n');
+            // and the JIT, 10 s of each client: after 5 s of each, C2 was still compiling the check path in the first phase
+            checks(check, key, template, Duration.ofSeconds(10));
+            if (wrk != null) {
+                wrk.run(CLIENTS, Duration.ofSeconds(10));
+            }
             List<byte[]> prefixes = new ArrayList<>();
             for (int c = 0; c < CAMPAIGNS; c++) {
                 prefixes.add(ViewCells.prefix("adv" + c % 10, "camp" + c));
             }
-            out.append("Get, the check's filter (one multi-prefix filter):      ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.check(row, prefixes))).append('\n');
-            out.append("Get, the per-campaign bound it replaced (K per branch):  ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.perCampaignBound(row, prefixes))).append('\n');
-            out.append("Get, the check's filter, again (order effects):        ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.check(row, prefixes))).append('\n');
-            out.append("Get, the per-campaign bound, again (order effects):    ")
-                    .append(floor(hbase, layout, hasher, row -> ProfileGets.perCampaignBound(row, prefixes))).append('\n');
-            out.append("checks alone:                       ").append(checks(check, key, template, RUN)).append('\n');
-            URI ingest = URI.create("http://127.0.0.1:" + agg.port() + "/v1/events");
-            double capacity = ingest(ingest, campaignKeys, 0, Duration.ofSeconds(15), new AtomicBoolean());
+            java.util.function.Function<byte[], Get> checkGet = row -> ProfileGets.check(row, prefixes);
+            floor(hbase, layout, hasher, checkGet, Duration.ofSeconds(5)); // its JIT too
+            out.append(phase("floor, bare Get (client, no HTTP), alone", () -> floor(hbase, layout, hasher, null, GET_RUN)));
+            out.append(phase("floor, Get with the check's filter, alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN)));
+            if (wrk != null) {
+                out.append(phase("checks by wrk, alone", () -> wrk.run(CLIENTS, RUN)));
+            }
+            out.append(phase("checks by the JDK client, alone", () -> checks(check, key, template, RUN)));
+
+            URI ingestUrl = URI.create("http://127.0.0.1:" + agg.port() + "/v1/events");
+            Ingest probe = Ingest.start(ingestUrl, campaignKeys, 0);
+            Thread.sleep(15_000);
+            double capacity = probe.stop();
             out.append(String.format("ingest capacity (4 posters, 1,000-event batches, same run): %,.0f events/s%n", capacity));
-            AtomicBoolean stop = new AtomicBoolean();
-            ExecutorService bg = Executors.newSingleThreadExecutor();
-            Future<Double> load = bg.submit(() -> ingest(ingest, campaignKeys, capacity / 2, RUN.plusSeconds(60), stop));
+            Ingest ingest = Ingest.start(ingestUrl, campaignKeys, capacity / 2);
             Thread.sleep(3000);
-            String during = checks(check, key, template, RUN);
-            stop.set(true);
-            double achieved = load.get();
-            bg.shutdown();
-            out.append("checks beside ingest at half capacity: ").append(during).append('\n');
-            out.append(String.format("ingest during the checks: %,.0f events/s (target %,.0f)%n", achieved, capacity / 2));
+            String beside = String.format(" beside ingest at half capacity (target %,.0f ev/s)", capacity / 2);
+            out.append(phase("floor, Get with the check's filter," + beside, () -> ingest.during(() -> floor(hbase, layout, hasher, checkGet, RUN))));
+            if (wrk != null) {
+                out.append(phase("checks by wrk," + beside, () -> ingest.during(() -> wrk.run(CLIENTS, RUN))));
+            }
+            out.append(phase("checks by the JDK client," + beside, () -> ingest.during(() -> checks(check, key, template, RUN))));
+            out.append(phase("floor, Get with the check's filter, again," + beside,
+                    () -> ingest.during(() -> floor(hbase, layout, hasher, checkGet, RUN))));
+            ingest.stop();
             out.append(String.format("load average at the end: %.2f on %d cores%n",
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), Runtime.getRuntime().availableProcessors()));
             Files.writeString(Path.of("target", "serve-bench.txt"), out);
@@ -249,14 +265,29 @@ class ServeCheckBenchmarkTest {
      * {@code filtered}, the Get it builds for the row instead (the check's read without HTTP).
      */
     private static String floor(MiniHBase hbase, TableLayout layout, DeviceHasher hasher,
-                                java.util.function.Function<byte[], Get> filtered) throws Exception {
+                                java.util.function.Function<byte[], Get> filtered, Duration d) throws Exception {
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
-        return ClosedLoop.run(CLIENTS, Duration.ofSeconds(10), rng -> {
+        return ClosedLoop.run(CLIENTS, d, rng -> {
             byte[] row = keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)));
             try (Table t = hbase.connection().getTable(layout.profilesTable())) {
                 t.get(filtered == null ? new Get(row) : filtered.apply(row));
             }
         });
+    }
+
+    /**
+     * Runs one phase; its line: its name, its result, the CPU this JVM used meanwhile (in cores:
+     * with wrk the load generator is not in it) and the load average when it ended.
+     */
+    private static String phase(String name, Callable<String> phase) throws Exception {
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        Instant started = Instant.now(); // to find the phase in a JFR recording of the whole run
+        String result = phase.call();
+        double cores = (os.getProcessCpuTime() - cpu0) / (double) (System.nanoTime() - t0);
+        return String.format("%-95s %s; this JVM %.2f cores; load average %.2f; from %s%n", name + ":", result, cores,
+                os.getSystemLoadAverage(), started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     }
 
     private static String checks(URI check, String key, String template, Duration d) throws Exception {
@@ -271,53 +302,72 @@ class ServeCheckBenchmarkTest {
         });
     }
 
-    /** Posts impressions with 4 threads, at most {@code rate} events/s (0: as fast as possible); returns events/s. */
-    private static double ingest(URI url, List<String> campaigns, double rate, Duration d, AtomicBoolean stop) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        AtomicLong sent = new AtomicLong();
-        AtomicLong seq = new AtomicLong(System.nanoTime());
-        long start = System.nanoTime();
-        long end = start + d.toNanos();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        List<Future<?>> f = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            f.add(pool.submit(() -> {
-                SplittableRandom rng = new SplittableRandom(seq.get() + Thread.currentThread().getId());
-                while (System.nanoTime() < end && !stop.get()) {
-                    if (rate > 0) {
-                        double allowed = rate * (System.nanoTime() - start) / 1e9;
-                        if (sent.get() >= allowed) {
+    /**
+     * Impressions posted by 4 threads in 1,000-event batches, at most {@code rate} events/s (0: as
+     * fast as the aggregator takes them), until stopped; {@link #during} reports the rate a phase
+     * saw.
+     */
+    private static final class Ingest {
+        private final AtomicLong sent = new AtomicLong();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final ExecutorService pool = Executors.newFixedThreadPool(4);
+        private final List<Future<?>> posters = new ArrayList<>();
+        private final long start = System.nanoTime();
+
+        static Ingest start(URI url, List<String> campaigns, double rate) {
+            Ingest in = new Ingest();
+            HttpClient http = HttpClient.newHttpClient();
+            AtomicLong seq = new AtomicLong(System.nanoTime());
+            for (int t = 0; t < 4; t++) {
+                in.posters.add(in.pool.submit(() -> {
+                    SplittableRandom rng = new SplittableRandom(seq.get() + Thread.currentThread().getId());
+                    while (!in.stop.get()) {
+                        if (rate > 0 && in.sent.get() >= rate * (System.nanoTime() - in.start) / 1e9) {
                             Thread.sleep(5);
                             continue;
                         }
+                        StringBuilder b = new StringBuilder("[");
+                        Instant ts = Instant.now();
+                        for (int i = 0; i < 1000; i++) {
+                            String c = campaigns.get(rng.nextInt(campaigns.size()));
+                            int slash = c.indexOf('/');
+                            b.append(i == 0 ? "" : ",").append("{\"type\":\"impression\",\"id\":\"b").append(seq.incrementAndGet())
+                                    .append("\",\"ts\":\"").append(ts).append("\",\"device\":\"bench-device-").append(rng.nextInt(DEVICES))
+                                    .append("\",\"advertiser\":\"").append(c, 0, slash).append("\",\"campaign\":\"").append(c.substring(slash + 1))
+                                    .append("\",\"creative\":\"cr1\",\"publisher\":\"p").append(rng.nextInt(20)).append("\",\"zone\":\"z1\","
+                                            + "\"country\":\"US\",\"deviceType\":\"phone\",\"costMicros\":1200}");
+                        }
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(url)
+                                .POST(HttpRequest.BodyPublishers.ofString(b.append(']').toString())).build(), HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() == 200) {
+                            in.sent.addAndGet(1000);
+                        } else {
+                            Thread.sleep(50);
+                        }
                     }
-                    StringBuilder b = new StringBuilder("[");
-                    Instant ts = Instant.now();
-                    for (int i = 0; i < 1000; i++) {
-                        String c = campaigns.get(rng.nextInt(campaigns.size()));
-                        int slash = c.indexOf('/');
-                        b.append(i == 0 ? "" : ",").append("{\"type\":\"impression\",\"id\":\"b").append(seq.incrementAndGet())
-                                .append("\",\"ts\":\"").append(ts).append("\",\"device\":\"bench-device-").append(rng.nextInt(DEVICES))
-                                .append("\",\"advertiser\":\"").append(c, 0, slash).append("\",\"campaign\":\"").append(c.substring(slash + 1))
-                                .append("\",\"creative\":\"cr1\",\"publisher\":\"p").append(rng.nextInt(20)).append("\",\"zone\":\"z1\","
-                                        + "\"country\":\"US\",\"deviceType\":\"phone\",\"costMicros\":1200}");
-                    }
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(url).POST(HttpRequest.BodyPublishers.ofString(b.append(']').toString()))
-                            .build(), HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() == 200) {
-                        sent.addAndGet(1000);
-                    } else {
-                        Thread.sleep(50);
-                    }
-                }
-                return null;
-            }));
+                    return null;
+                }));
+            }
+            return in;
         }
-        for (Future<?> x : f) {
-            x.get();
+
+        /** Runs {@code phase} and appends the ingest rate during it. */
+        String during(Callable<String> phase) throws Exception {
+            long n0 = sent.get();
+            long t0 = System.nanoTime();
+            String result = phase.call();
+            return result + String.format("; ingest during it %,.0f ev/s", (sent.get() - n0) / ((System.nanoTime() - t0) / 1e9));
         }
-        pool.shutdown();
-        pool.awaitTermination(10, TimeUnit.SECONDS);
-        return sent.get() / ((System.nanoTime() - start) / 1e9);
+
+        /** Stops the posters; returns the events/s over its whole life. */
+        double stop() throws Exception {
+            stop.set(true);
+            for (Future<?> f : posters) {
+                f.get();
+            }
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+            return sent.get() / ((System.nanoTime() - start) / 1e9);
+        }
     }
 }

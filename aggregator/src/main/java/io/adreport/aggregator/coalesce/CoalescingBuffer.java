@@ -368,8 +368,8 @@ public final class CoalescingBuffer {
         }
     }
 
-    /** Identity of a counter row: table index and row key bytes, hash cached. */
-    private static final class RowId {
+    /** Identity of a counter row: table index and row key bytes, hash cached (also {@link GroupSums}' key). */
+    static final class RowId {
         final int table;
         final byte[] row;
         final int hash;

@@ -2,7 +2,6 @@ package io.adreport.aggregator.coalesce;
 
 import io.adreport.schema.counting.CounterCells;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 
@@ -23,7 +22,7 @@ import java.util.List;
  */
 public final class GroupSums implements CounterCells.CellSink {
     private final int columns;
-    private final HashMap<Key, Row> rows = new HashMap<>();
+    private final HashMap<CoalescingBuffer.RowId, Row> rows = new HashMap<>();
     private final List<Row> order = new ArrayList<>();
     private long deltas;
     // The row of the previous delta: an event's metrics of one row arrive one after another with
@@ -49,7 +48,7 @@ public final class GroupSums implements CounterCells.CellSink {
         if (row == lastRow && table == lastTable) {
             r = last;
         } else {
-            Key key = new Key(table, row);
+            CoalescingBuffer.RowId key = new CoalescingBuffer.RowId(table, row);
             r = rows.get(key);
             if (r == null) {
                 r = new Row(table, row, epochDay, columns);
@@ -97,22 +96,6 @@ public final class GroupSums implements CounterCells.CellSink {
         /** Distinct cells (touched columns) in this row. */
         public int cellCount() {
             return Integer.bitCount(touched);
-        }
-    }
-
-    private record Key(int table, byte[] row, int hash) {
-        Key(int table, byte[] row) {
-            this(table, row, 31 * table + Arrays.hashCode(row));
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && k.table == table && Arrays.equals(k.row, row);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
         }
     }
 }

@@ -335,7 +335,7 @@ class RankedTopNBenchmarkTest {
         try (org.apache.hadoop.hbase.client.AsyncConnection async =
                      org.apache.hadoop.hbase.client.ConnectionFactory.createAsyncConnection(hbase.connection().getConfiguration()).get()) {
             org.apache.hadoop.hbase.client.AsyncTable<?> at = async.getTable(table);
-            MetaStore.AsyncScan at2 = (name, sc) -> async.getTable(name).scanAll(sc);
+            MetaStore.AsyncScan metaScan = (name, sc) -> async.getTable(name).scanAll(sc);
             for (int i = -20; i < RUNS; i++) {
                 long t0 = System.nanoTime();
                 get(http, base.replace("/v1/reports/", "/v1/rollups"), key);
@@ -350,9 +350,9 @@ class RankedTopNBenchmarkTest {
                 long t2 = System.nanoTime();
                 int m = at.scanAll(scan.get()).get().size();
                 long t3 = System.nanoTime();
-                meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), at2::scanAll).get();
+                meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), metaScan::scanAll).get();
                 long t4 = System.nanoTime();
-                var days = meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), at2::scanAll);
+                var days = meta.daysLater(LocalDate.parse("2026-10-31"), LocalDate.parse("2026-11-02"), metaScan::scanAll);
                 at.scanAll(scan.get()).get();
                 days.get();
                 long t5 = System.nanoTime();

@@ -13,13 +13,26 @@ public final class KeyBytes {
     }
 
     public static void writeUint32(ByteArrayOutputStream out, long v) {
-        if (v < 0 || v > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + v);
-        }
+        checkUint32(v);
         out.write((int) (v >>> 24));
         out.write((int) (v >>> 16));
         out.write((int) (v >>> 8));
         out.write((int) v);
+    }
+
+    /** {@link #writeUint32} into {@code b} at {@code off}, for a key built in place. */
+    public static void putUint32(byte[] b, int off, long v) {
+        checkUint32(v);
+        b[off] = (byte) (v >>> 24);
+        b[off + 1] = (byte) (v >>> 16);
+        b[off + 2] = (byte) (v >>> 8);
+        b[off + 3] = (byte) v;
+    }
+
+    private static void checkUint32(long v) {
+        if (v < 0 || v > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + v);
+        }
     }
 
     public static long readUint32(byte[] b, int off) {

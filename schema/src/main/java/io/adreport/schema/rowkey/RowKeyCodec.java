@@ -2,6 +2,7 @@ package io.adreport.schema.rowkey;
 
 import static io.adreport.schema.rowkey.KeyBytes.readUint32;
 import static io.adreport.schema.rowkey.KeyBytes.writeTerminated;
+import static io.adreport.schema.rowkey.KeyBytes.putUint32;
 import static io.adreport.schema.rowkey.KeyBytes.writeUint32;
 
 import io.adreport.schema.cube.Cube;
@@ -105,15 +106,7 @@ public final class RowKeyCodec {
     // --- counter keys ----------------------------------------------------------------------
 
     public int counterSalt(Rollup rollup, List<String> values) {
-        CRC32C crc = new CRC32C();
-        byte[] name = rollup.name().getBytes(StandardCharsets.UTF_8);
-        crc.update(name);
-        crc.update(0);
-        for (String v : values) {
-            crc.update(v.getBytes(StandardCharsets.UTF_8));
-            crc.update(0);
-        }
-        return (int) (crc.getValue() % saltBuckets);
+        return counterSalt(rollup, counterValues(rollup, values));
     }
 
     public byte[] counterKey(Rollup rollup, Granularity g, long bucketMinute, List<String> values) {
@@ -139,8 +132,8 @@ public final class RowKeyCodec {
     }
 
     /**
-     * {@link #counterSalt(Rollup, List)} from the values as {@link #counterValues} encodes them:
-     * the CRC32C input is the same bytes (the name, 0x00, then each value and its 0x00).
+     * The salt of a rollup row: CRC32C over the rollup name, 0x00, then the values as
+     * {@link #counterValues} encodes them (each value and its 0x00), modulo the salt buckets.
      */
     public int counterSalt(Rollup rollup, byte[] encodedValues) {
         CRC32C crc = new CRC32C();
@@ -158,16 +151,10 @@ public final class RowKeyCodec {
         if (bucketMinute % g.minutes() != 0) {
             throw new IllegalArgumentException("bucket minute " + bucketMinute + " is not aligned to " + g.label());
         }
-        if (bucketMinute < 0 || bucketMinute > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("value out of unsigned 32-bit range: " + bucketMinute);
-        }
         byte[] key = new byte[COUNTER_VALUES_OFFSET + encodedValues.length];
         key[0] = (byte) salt;
         key[1] = (byte) g.code();
-        key[2] = (byte) (bucketMinute >>> 24);
-        key[3] = (byte) (bucketMinute >>> 16);
-        key[4] = (byte) (bucketMinute >>> 8);
-        key[5] = (byte) bucketMinute;
+        putUint32(key, 2, bucketMinute);
         System.arraycopy(encodedValues, 0, key, COUNTER_VALUES_OFFSET, encodedValues.length);
         return key;
     }

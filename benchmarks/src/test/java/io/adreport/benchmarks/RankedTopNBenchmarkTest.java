@@ -84,6 +84,13 @@ class RankedTopNBenchmarkTest {
     private static final int LIVE_RUNS = Integer.getInteger("topn.liveRuns", Math.max(10, RUNS / 6));
     /** {@code -Dtopn.only=series} asks the series question alone (for profiling it). */
     private static final boolean SERIES_ONLY = "series".equals(System.getProperty("topn.only"));
+    /**
+     * Seconds of requests (the measured questions, round robin) before anything is timed: a
+     * deployed API has compiled its hot paths long before an analyst asks, a just-started one has not.
+     */
+    private static final int WARM_UP_SECONDS = Integer.getInteger("topn.warmUpSeconds", 30);
+    /** {@code -Dtopn.api=jvm} serves from the benchmark's JVM instead of {@code bin/adreport report-api} in its own. */
+    private static final boolean API_PROCESS = !"jvm".equals(System.getProperty("topn.api"));
 
     /**
      * Not a benchmark (runs in every build): what the benchmark bulk-loads is what the nightly
@@ -166,13 +173,25 @@ class RankedTopNBenchmarkTest {
                     Clock.systemUTC());
             String analyst = deps.keys().create("analyst");
             String tenant = deps.keys().create("advertiser:adv-7");
-            Javalin app = ReportApi.create(deps).start("127.0.0.1", 0);
+            // The API in its own JVM, as deployed (bin/adreport report-api), or in this one (-Dtopn.api=jvm).
+            Javalin app = API_PROCESS ? null : ReportApi.create(deps).start("127.0.0.1", 0);
+            ApiProcess process = API_PROCESS ? ApiProcess.start(hbase.zooKeeperPort(), layout.namespace()) : null;
+            int port = API_PROCESS ? process.port() : app.port();
+            report.append(API_PROCESS ? "the report API: bin/adreport report-api, its own JVM (pid " + process.pid() + ")\n"
+                    : "the report API: in the benchmark's JVM\n");
             HttpClient http = HttpClient.newHttpClient();
-            String base = "http://127.0.0.1:" + app.port() + "/v1/reports/";
+            String base = "http://127.0.0.1:" + port + "/v1/reports/";
+            java.util.function.Supplier<String> scrape = () -> API_PROCESS ? getUnchecked(http, "http://127.0.0.1:" + port + "/metrics")
+                    : metrics.scrape();
             try {
                 String top = "campaign?granularity=all&groupBy=advertiser,campaign&metrics=impressions&orderBy=-impressions&limit=100";
                 String sqlTop = "SELECT advertiser, campaign, sum(impressions) s FROM c WHERE day >= ? AND day < ? %s"
                         + " GROUP BY advertiser, campaign ORDER BY s DESC, advertiser, campaign LIMIT 100";
+                String series = base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
+                        + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions";
+                report.append(warmUp(http, WARM_UP_SECONDS, List.of(analyst, tenant, analyst, analyst, analyst),
+                        List.of(base + top + "&from=2026-10-01&to=2026-11-01", base + top + "&from=2026-10-01&to=2026-11-01",
+                                base + top + "&from=2026-10-15&to=2026-10-16", base + top + "&from=2026-10-02&to=2026-11-01", series)));
                 if (!SERIES_ONLY) {
                     report.append(compare("top-100 over 31 reconciled days", http, analyst,
                             base + top + "&from=2026-10-01&to=2026-11-01", duck, String.format(sqlTop, ""), "2026-10-01", "2026-11-01", null));
@@ -185,11 +204,10 @@ class RankedTopNBenchmarkTest {
                             base + top + "&from=2026-10-15&to=2026-10-16", duck, String.format(sqlTop, ""), "2026-10-15", "2026-10-16", null));
                     save(report, keys);
                 }
-                String before = metrics.scrape();
-                report.append(compareSeries(http, analyst, base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
-                        + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions", duck));
+                String before = scrape.get();
+                report.append(compareSeries(http, analyst, series, duck));
                 report.append(seriesFloors(http, analyst, base, hbase, layout, cube, deps.meta()));
-                report.append(breakdown(before, metrics.scrape()));
+                report.append(breakdown(before, scrape.get()));
                 save(report, keys);
                 if (!SERIES_ONLY) {
                     report.append(compare("top-100 over 30 reconciled days, not a whole month (30 day lists)", http, analyst,
@@ -203,10 +221,15 @@ class RankedTopNBenchmarkTest {
                         report.append("top-100 over 31 reconciled days + the live day: skipped (scans all " + keys + " rows of the live day)\n");
                     }
                 }
-                metrics.scrape().lines().filter(l -> l.startsWith("adreport_report_plan_total")
+                scrape.get().lines().filter(l -> l.startsWith("adreport_report_plan_total")
                         || l.startsWith("adreport_report_topn_")).forEach(l -> report.append("  ").append(l).append('\n'));
             } finally {
-                app.stop();
+                if (app != null) {
+                    app.stop();
+                }
+                if (process != null) {
+                    process.close();
+                }
             }
         }
         report.append(String.format("load average at the end: %.2f%n", load()));
@@ -422,6 +445,29 @@ class RankedTopNBenchmarkTest {
             }
         }
         return out;
+    }
+
+    /** Asks {@code urls} (each with its key) round robin for {@code seconds}; says how many requests that was. */
+    private static String warmUp(HttpClient http, int seconds, List<String> keys, List<String> urls) throws Exception {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int n = 0;
+        while (System.nanoTime() < end) {
+            get(http, urls.get(n % urls.size()), keys.get(n % urls.size()));
+            n++;
+        }
+        return String.format("warm-up: %d requests in %d s, the questions below round robin, not timed%n", n, seconds);
+    }
+
+    /** An unauthenticated GET ({@code /metrics}), its failure unchecked (for a supplier). */
+    private static String getUnchecked(HttpClient http, String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String get(HttpClient http, String url, String key) throws Exception {

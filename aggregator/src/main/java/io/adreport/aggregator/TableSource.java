@@ -1,5 +1,6 @@
 package io.adreport.aggregator;
 
+import io.adreport.schema.hbase.TimedTables;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.hadoop.hbase.TableName;
@@ -8,7 +9,8 @@ import org.apache.hadoop.hbase.client.Table;
 
 /**
  * Where the aggregator gets its {@link Table}s: one lightweight Table per use over the one
- * shared {@link Connection}, with an operation timeout so that an unreachable HBase turns into
+ * shared {@link Connection} and one shared thread pool ({@link TimedTables}), with an operation
+ * timeout so that an unreachable HBase turns into
  * a timely 503 rather than a hung request. Also the seam for fault injection in tests (a
  * wrapping source that fails or delays some calls), never a mock of HBase.
  */
@@ -48,10 +50,6 @@ public interface TableSource {
     }
 
     private static Table build(Connection connection, TableName name, Duration timeout) {
-        int ms = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-        return connection.getTableBuilder(name, null)
-                .setOperationTimeout(ms)
-                .setRpcTimeout(Math.min(ms, 60_000))
-                .build();
+        return TimedTables.open(connection, name, timeout, Duration.ofMillis(Math.min(timeout.toMillis(), 60_000)));
     }
 }

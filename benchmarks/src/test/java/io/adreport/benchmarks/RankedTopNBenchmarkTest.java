@@ -293,7 +293,11 @@ class RankedTopNBenchmarkTest {
             }
         }
         int p = 0;
+        long[] at = new long[runs];
+        boolean[] afterPeer = new boolean[runs];
         for (int i = 0; i < runs; i++) {
+            at[i] = System.currentTimeMillis();
+            afterPeer[i] = i > 0 && (i - 1) % every == 0 && p > 0;
             long t0 = System.nanoTime();
             get(http, url, key);
             long t1 = System.nanoTime();
@@ -303,7 +307,7 @@ class RankedTopNBenchmarkTest {
                 b[p++] = System.nanoTime() - t1;
             }
         }
-        return line(what, a, Arrays.copyOf(b, p));
+        return slowest(a, at, afterPeer) + line(what, a, Arrays.copyOf(b, p));
     }
 
     private static String compareSeries(HttpClient http, String key, String url, Connection duck) throws Exception {
@@ -314,7 +318,11 @@ class RankedTopNBenchmarkTest {
         assertEquals(duckSeries(duck, sql), api, "series");
         long[] a = new long[RUNS];
         long[] b = new long[RUNS];
+        long[] at = new long[RUNS];
+        boolean[] afterPeer = new boolean[RUNS];
         for (int i = 0; i < RUNS; i++) {
+            at[i] = System.currentTimeMillis();
+            afterPeer[i] = i > 0;
             long t0 = System.nanoTime();
             get(http, url, key);
             long t1 = System.nanoTime();
@@ -322,7 +330,7 @@ class RankedTopNBenchmarkTest {
             a[i] = t1 - t0;
             b[i] = System.nanoTime() - t1;
         }
-        return line("one-key 48-hour hourly series", a, b);
+        return slowest(a, at, afterPeer) + line("one-key 48-hour hourly series", a, b);
     }
 
     /**
@@ -399,6 +407,25 @@ class RankedTopNBenchmarkTest {
         long[] s = t.clone();
         Arrays.sort(s);
         return String.format("%s p50 %.2f ms p99 %.2f ms", what, s[s.length / 2] / 1e6, s[(int) Math.ceil(s.length * 0.99) - 1] / 1e6);
+    }
+
+    /**
+     * The five slowest requests with their wall-clock start (UTC, to line up with the JVMs' GC
+     * logs) and whether a DuckDB query ran just before them: where a tail comes from.
+     */
+    private static String slowest(long[] nanos, long[] startMillis, boolean[] afterPeer) {
+        Integer[] order = new Integer[nanos.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Long.compare(nanos[y], nanos[x]));
+        StringBuilder out = new StringBuilder("  slowest:");
+        for (int j = 0; j < Math.min(5, order.length); j++) {
+            int i = order[j];
+            out.append(String.format(" %s %.1f ms%s;", java.time.Instant.ofEpochMilli(startMillis[i]).toString().substring(11, 23),
+                    nanos[i] / 1e6, afterPeer[i] ? " (after DuckDB)" : ""));
+        }
+        return out.append('\n').toString();
     }
 
     private static String line(String what, long[] api, long[] duck) {

@@ -1,5 +1,6 @@
 package io.adreport.schema.meta;
 
+import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
@@ -431,8 +432,7 @@ public final class MetaStore {
 
     private Table table() throws IOException {
         if (operationTimeout != null) {
-            int ms = (int) Math.min(Integer.MAX_VALUE, operationTimeout.toMillis());
-            return connection.getTableBuilder(layout.metaTable(), null).setOperationTimeout(ms).setRpcTimeout(ms).build();
+            return TimedTables.open(connection, layout.metaTable(), operationTimeout, operationTimeout);
         }
         return connection.getTable(layout.metaTable());
     }

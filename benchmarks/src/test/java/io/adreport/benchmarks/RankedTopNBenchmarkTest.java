@@ -91,6 +91,8 @@ class RankedTopNBenchmarkTest {
     private static final int WARM_UP_SECONDS = Integer.getInteger("topn.warmUpSeconds", 30);
     /** {@code -Dtopn.api=jvm} serves from the benchmark's JVM instead of {@code bin/adreport report-api} in its own. */
     private static final boolean API_PROCESS = !"jvm".equals(System.getProperty("topn.api"));
+    /** The machine's own stalls beside each timed question (started with the timed part). */
+    private static MachineStalls machine;
 
     /**
      * Not a benchmark (runs in every build): what the benchmark bulk-loads is what the nightly
@@ -189,6 +191,7 @@ class RankedTopNBenchmarkTest {
                         + " GROUP BY advertiser, campaign ORDER BY s DESC, advertiser, campaign LIMIT 100";
                 String series = base + "creative?from=2026-10-31T12:00:00Z&to=2026-11-02T12:00:00Z"
                         + "&granularity=hour&advertiser=adv-0&campaign=cmp-0&creative=cr-0&metrics=impressions";
+                machine = new MachineStalls();
                 report.append(warmUp(http, WARM_UP_SECONDS, List.of(analyst, tenant, analyst, analyst, analyst),
                         List.of(base + top + "&from=2026-10-01&to=2026-11-01", base + top + "&from=2026-10-01&to=2026-11-01",
                                 base + top + "&from=2026-10-15&to=2026-10-16", base + top + "&from=2026-10-02&to=2026-11-01", series)));
@@ -206,7 +209,9 @@ class RankedTopNBenchmarkTest {
                 }
                 String before = scrape.get();
                 report.append(compareSeries(http, analyst, series, duck));
+                MachineStalls.Mark floors = machine.mark();
                 report.append(seriesFloors(http, analyst, base, hbase, layout, cube, deps.meta()));
+                report.append(machine.since(floors).replace("meanwhile", "during the floors"));
                 report.append(breakdown(before, scrape.get()));
                 save(report, keys);
                 if (!SERIES_ONLY) {
@@ -224,6 +229,9 @@ class RankedTopNBenchmarkTest {
                 scrape.get().lines().filter(l -> l.startsWith("adreport_report_plan_total")
                         || l.startsWith("adreport_report_topn_")).forEach(l -> report.append("  ").append(l).append('\n'));
             } finally {
+                if (machine != null) {
+                    machine.close();
+                }
                 if (app != null) {
                     app.stop();
                 }
@@ -293,6 +301,7 @@ class RankedTopNBenchmarkTest {
             }
         }
         int p = 0;
+        MachineStalls.Mark mark = machine.mark();
         long[] at = new long[runs];
         boolean[] afterPeer = new boolean[runs];
         for (int i = 0; i < runs; i++) {
@@ -307,7 +316,7 @@ class RankedTopNBenchmarkTest {
                 b[p++] = System.nanoTime() - t1;
             }
         }
-        return slowest(a, at, afterPeer) + line(what, a, Arrays.copyOf(b, p));
+        return machine.since(mark) + slowest(a, at, afterPeer) + line(what, a, Arrays.copyOf(b, p));
     }
 
     private static String compareSeries(HttpClient http, String key, String url, Connection duck) throws Exception {
@@ -318,6 +327,7 @@ class RankedTopNBenchmarkTest {
         assertEquals(duckSeries(duck, sql), api, "series");
         long[] a = new long[RUNS];
         long[] b = new long[RUNS];
+        MachineStalls.Mark mark = machine.mark();
         long[] at = new long[RUNS];
         boolean[] afterPeer = new boolean[RUNS];
         for (int i = 0; i < RUNS; i++) {
@@ -330,7 +340,7 @@ class RankedTopNBenchmarkTest {
             a[i] = t1 - t0;
             b[i] = System.nanoTime() - t1;
         }
-        return slowest(a, at, afterPeer) + line("one-key 48-hour hourly series", a, b);
+        return machine.since(mark) + slowest(a, at, afterPeer) + line("one-key 48-hour hourly series", a, b);
     }
 
     /**
@@ -411,7 +421,8 @@ class RankedTopNBenchmarkTest {
 
     /**
      * The five slowest requests with their wall-clock start (UTC, to line up with the JVMs' GC
-     * logs) and whether a DuckDB query ran just before them: where a tail comes from.
+     * logs), whether a DuckDB query ran just before them, and whether the machine's ticker
+     * ({@link MachineStalls}) stalled meanwhile: where a tail comes from.
      */
     private static String slowest(long[] nanos, long[] startMillis, boolean[] afterPeer) {
         Integer[] order = new Integer[nanos.length];
@@ -422,8 +433,9 @@ class RankedTopNBenchmarkTest {
         StringBuilder out = new StringBuilder("  slowest:");
         for (int j = 0; j < Math.min(5, order.length); j++) {
             int i = order[j];
-            out.append(String.format(" %s %.1f ms%s;", java.time.Instant.ofEpochMilli(startMillis[i]).toString().substring(11, 23),
-                    nanos[i] / 1e6, afterPeer[i] ? " (after DuckDB)" : ""));
+            double late = machine.lateDuring(startMillis[i], nanos[i] / 1e6);
+            out.append(String.format(" %s %.1f ms%s%s;", java.time.Instant.ofEpochMilli(startMillis[i]).toString().substring(11, 23),
+                    nanos[i] / 1e6, afterPeer[i] ? " (after DuckDB)" : "", late > 0 ? String.format(" (ticker %.0f ms late)", late) : ""));
         }
         return out.append('\n').toString();
     }

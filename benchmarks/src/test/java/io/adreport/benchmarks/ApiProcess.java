@@ -15,12 +15,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The report API as it is deployed: {@code bin/adreport report-api} in its own JVM, against the
- * benchmark's HBase (a data directory whose {@code zk.port} names the mini cluster's ZooKeeper,
- * the way a running local stack is found). A latency benchmark then times the API without the
- * load generator's, the region server's and DuckDB's allocations and collections in the same
- * heap. Needs the launcher built ({@code mvn -B -o -q package -DskipTests}); its output is kept
- * in {@code target/api-process.log}.
+ * The report API as a cluster deployment runs it: {@code bin/adreport report-api} in its own JVM,
+ * against the benchmark's HBase (a data directory whose {@code zk.port} names the mini cluster's
+ * ZooKeeper, the way a running local stack is found), so that a latency benchmark can time the
+ * API without the load generator's, the region server's and DuckDB's allocations and
+ * collections in its heap. Needs the launcher built ({@code mvn -B -o -q package -DskipTests});
+ * its output is kept in {@code target/api-process.log}.
  */
 final class ApiProcess implements AutoCloseable {
     private static final Pattern PORT = Pattern.compile("adreport report API: port (\\d+)");

@@ -89,8 +89,12 @@ class RankedTopNBenchmarkTest {
      * deployed API has compiled its hot paths long before an analyst asks, a just-started one has not.
      */
     private static final int WARM_UP_SECONDS = Integer.getInteger("topn.warmUpSeconds", 30);
-    /** {@code -Dtopn.api=jvm} serves from the benchmark's JVM instead of {@code bin/adreport report-api} in its own. */
-    private static final boolean API_PROCESS = !"jvm".equals(System.getProperty("topn.api"));
+    /**
+     * {@code -Dtopn.api=process} serves from {@code bin/adreport report-api} in its own JVM instead
+     * of this one (as {@code bin/adreport local} does, beside the HBase it reads). On 2 cores the
+     * third JVM did not help: see docs/BENCHMARKS.md.
+     */
+    private static final boolean API_PROCESS = "process".equals(System.getProperty("topn.api"));
     /** The machine's own stalls beside each timed question (started with the timed part). */
     private static MachineStalls machine;
 
@@ -175,7 +179,7 @@ class RankedTopNBenchmarkTest {
                     Clock.systemUTC());
             String analyst = deps.keys().create("analyst");
             String tenant = deps.keys().create("advertiser:adv-7");
-            // The API in its own JVM, as deployed (bin/adreport report-api), or in this one (-Dtopn.api=jvm).
+            // The API in this JVM beside the mini cluster, or in its own (-Dtopn.api=process: bin/adreport report-api).
             Javalin app = API_PROCESS ? null : ReportApi.create(deps).start("127.0.0.1", 0);
             ApiProcess process = API_PROCESS ? ApiProcess.start(hbase.zooKeeperPort(), layout.namespace()) : null;
             int port = API_PROCESS ? process.port() : app.port();

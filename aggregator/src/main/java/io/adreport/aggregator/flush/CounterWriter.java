@@ -1,5 +1,6 @@
 package io.adreport.aggregator.flush;
 
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.event.Event;
 import java.util.List;
 
@@ -14,7 +15,7 @@ public interface CounterWriter extends AutoCloseable {
     void count(Event e, boolean attributed);
 
     /** A newly stored event and whether it carries its join target's dimensions. */
-    record Counted(Event event, boolean attributed) {
+    record Counted(Event event, boolean attributed) implements CounterCells.Counted {
     }
 
     /**

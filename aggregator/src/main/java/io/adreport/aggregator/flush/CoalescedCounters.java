@@ -8,7 +8,6 @@ import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -84,71 +83,54 @@ public final class CoalescedCounters implements CounterWriter {
     }
 
     /**
-     * Sums the group's deltas per distinct projection on this thread ({@link GroupedCells}) and
-     * builds each distinct row's key, then adds the rows under one {@link CoalescingBuffer.Adder}:
-     * only the adds hold the buffer's lock, which the flusher's generation swap waits for. A row
-     * of a closed day is skipped there (its cells counted as dropped); the {@link Flusher} drops
-     * any that a day close overtakes later.
+     * Sums the group's deltas per distinct projection on this thread ({@link GroupedCells}), then
+     * adds each distinct row once under one {@link CoalescingBuffer.Adder}. A row of a closed day
+     * is skipped there (its cells counted as dropped); the {@link Flusher} drops any that a day
+     * close overtakes later.
      */
     @Override
     public void countAll(List<Counted> events) {
         if (events.isEmpty()) {
             return;
         }
-        GroupedCells group = cells.group(events);
-        Cells summed = new Cells();
-        group.emit(summed);
-        long skipped = 0;
+        GroupedCells group = cells.group(events); // before the adder: no buffer lock held while summing
+        RowAdder rows;
         try (CoalescingBuffer.Adder adder = buffer.adder()) {
-            byte[] lastRow = null;
-            boolean closed = false;
-            for (int i = 0; i < summed.size; i++) {
-                if (summed.rows[i] != lastRow) { // a row's cells come together: one day check per row
-                    lastRow = summed.rows[i];
-                    closed = days.isClosed(summed.days[i]);
-                }
-                if (closed) {
-                    skipped++;
-                } else {
-                    adder.add(summed.tables[i], summed.rows[i], summed.days[i], summed.columns[i], summed.deltas[i]);
-                }
-            }
+            rows = new RowAdder(adder);
+            group.emit(rows);
         }
         metrics.countedEvents.add(events.size());
         metrics.fanoutCells.add(group.deltas());
-        if (skipped > 0) {
-            metrics.cellsDroppedClosedDay.add(skipped);
+        if (rows.skipped > 0) {
+            metrics.cellsDroppedClosedDay.add(rows.skipped);
         }
         if (buffer.full()) {
             wakeUp();
         }
     }
 
-    /** A group's summed cells, in emission order (bounded by the group: its distinct cells). */
-    private static final class Cells implements CounterCells.CellSink {
-        int size;
-        int[] tables = new int[256];
-        byte[][] rows = new byte[256][];
-        int[] days = new int[256];
-        int[] columns = new int[256];
-        long[] deltas = new long[256];
+    /** Adds the emitted cells to the buffer, skipping a closed day's (decided once per row: its cells come together). */
+    private final class RowAdder implements CounterCells.CellSink {
+        private final CoalescingBuffer.Adder adder;
+        private byte[] lastRow;
+        private boolean lastClosed;
+        long skipped;
+
+        RowAdder(CoalescingBuffer.Adder adder) {
+            this.adder = adder;
+        }
 
         @Override
         public void cell(int table, byte[] row, int epochDay, int column, long delta) {
-            if (size == tables.length) {
-                int n = size * 2;
-                tables = Arrays.copyOf(tables, n);
-                rows = Arrays.copyOf(rows, n);
-                days = Arrays.copyOf(days, n);
-                columns = Arrays.copyOf(columns, n);
-                deltas = Arrays.copyOf(deltas, n);
+            if (row != lastRow) {
+                lastRow = row;
+                lastClosed = days.isClosed(epochDay);
             }
-            tables[size] = table;
-            rows[size] = row;
-            days[size] = epochDay;
-            columns[size] = column;
-            deltas[size] = delta;
-            size++;
+            if (lastClosed) {
+                skipped++;
+            } else {
+                adder.add(table, row, epochDay, column, delta);
+            }
         }
     }
 

@@ -270,6 +270,28 @@ public final class CoalescingBuffer {
             }
         }
 
+        /**
+         * Adds one row's deltas summed beforehand ({@link GroupSums}): the row is looked up once
+         * and the cell gauges move once, whatever number of events the sums stand for.
+         */
+        public void addRow(GroupSums.Row sums) {
+            RowCells rc = rowCells(sums.table, sums.row, sums.epochDay);
+            int fresh = 0;
+            for (int bits = sums.touched; bits != 0; bits &= bits - 1) {
+                int column = Integer.numberOfTrailingZeros(bits);
+                if (column >= columns) {
+                    throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
+                }
+                if (rc.add(column, sums.deltas[column])) {
+                    fresh++;
+                }
+            }
+            if (fresh > 0) {
+                cells.add(fresh);
+                bytes.add((long) fresh * CELL_BYTES);
+            }
+        }
+
         private RowCells rowCells(int table, byte[] row, int epochDay) {
             RowCells rc;
             if (row == lastRow && table == lastTable) {
@@ -346,7 +368,7 @@ public final class CoalescingBuffer {
         }
     }
 
-    /** Identity of a counter row: table index and row key bytes, hash cached. */
+    /** Identity of a counter row: table index and row key bytes, hash cached (also {@link GroupSums}' key). */
     static final class RowId {
         final int table;
         final byte[] row;

@@ -3,8 +3,8 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.schema.counting.CounterCells;
-import io.adreport.schema.counting.GroupedCells;
 import io.adreport.aggregator.coalesce.Freshness;
+import io.adreport.aggregator.coalesce.GroupSums;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
@@ -83,54 +83,36 @@ public final class CoalescedCounters implements CounterWriter {
     }
 
     /**
-     * Sums the group's deltas per distinct projection on this thread ({@link GroupedCells}), then
-     * adds each distinct row once under one {@link CoalescingBuffer.Adder}. A row of a closed day
-     * is skipped there (its cells counted as dropped); the {@link Flusher} drops any that a day
-     * close overtakes later.
+     * Sums the group's deltas per row on this thread ({@link GroupSums}), then adds each distinct
+     * row once under one {@link CoalescingBuffer.Adder}. A row of a closed day is skipped there
+     * (its cells counted as dropped); the {@link Flusher} drops any that a day close overtakes later.
      */
     @Override
     public void countAll(List<Counted> events) {
         if (events.isEmpty()) {
             return;
         }
-        GroupedCells group = cells.group(events); // before the adder: no buffer lock held while summing
-        RowAdder rows;
+        GroupSums sums = new GroupSums(cells.columns());
+        for (Counted c : events) {
+            cells.forEach(c.event(), c.attributed(), sums);
+        }
+        long skipped = 0;
         try (CoalescingBuffer.Adder adder = buffer.adder()) {
-            rows = new RowAdder(adder);
-            group.emit(rows);
+            for (GroupSums.Row row : sums.rows()) {
+                if (days.isClosed(row.epochDay())) {
+                    skipped += row.cellCount();
+                } else {
+                    adder.addRow(row);
+                }
+            }
         }
         metrics.countedEvents.add(events.size());
-        metrics.fanoutCells.add(group.deltas());
-        if (rows.skipped > 0) {
-            metrics.cellsDroppedClosedDay.add(rows.skipped);
+        metrics.fanoutCells.add(sums.deltas());
+        if (skipped > 0) {
+            metrics.cellsDroppedClosedDay.add(skipped);
         }
         if (buffer.full()) {
             wakeUp();
-        }
-    }
-
-    /** Adds the emitted cells to the buffer, skipping a closed day's (decided once per row: its cells come together). */
-    private final class RowAdder implements CounterCells.CellSink {
-        private final CoalescingBuffer.Adder adder;
-        private byte[] lastRow;
-        private boolean lastClosed;
-        long skipped;
-
-        RowAdder(CoalescingBuffer.Adder adder) {
-            this.adder = adder;
-        }
-
-        @Override
-        public void cell(int table, byte[] row, int epochDay, int column, long delta) {
-            if (row != lastRow) {
-                lastRow = row;
-                lastClosed = days.isClosed(epochDay);
-            }
-            if (lastClosed) {
-                skipped++;
-            } else {
-                adder.add(table, row, epochDay, column, delta);
-            }
         }
     }
 

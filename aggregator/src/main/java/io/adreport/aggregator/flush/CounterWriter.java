@@ -1,6 +1,5 @@
 package io.adreport.aggregator.flush;
 
-import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.event.Event;
 import java.util.List;
 
@@ -15,7 +14,7 @@ public interface CounterWriter extends AutoCloseable {
     void count(Event e, boolean attributed);
 
     /** A newly stored event and whether it carries its join target's dimensions. */
-    record Counted(Event event, boolean attributed) implements CounterCells.Counted {
+    record Counted(Event event, boolean attributed) {
     }
 
     /**

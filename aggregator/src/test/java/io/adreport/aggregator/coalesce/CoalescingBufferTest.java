@@ -60,6 +60,48 @@ class CoalescingBufferTest {
     }
 
     @Test
+    void a_group_summed_first_lands_as_the_same_cells_as_its_deltas_added_one_by_one() {
+        // The same deltas (shared key arrays, equal bytes in other arrays, two tables, a zero sum)
+        // through GroupSums + addRow and through add: equal cells, equal gauges.
+        Object[][] deltas = {
+            {0, "r1", 0, 1L}, {0, "r1", 1, 10L}, {1, "r1", 1, 100L}, {0, "r2", 0, 1000L},
+            {0, "r1", 2, 5L}, {0, "r1", 0, 2L}, {1, "r3", 2, 4L}, {1, "r3", 2, -4L}, {0, "r2", 0, 7L},
+        };
+        Map<String, byte[]> arrays = new HashMap<>();
+        CoalescingBuffer oneByOne = new CoalescingBuffer(3, 1000);
+        CoalescingBuffer summed = new CoalescingBuffer(3, 1000);
+        GroupSums sums = new GroupSums(3);
+        int n = 0;
+        for (Object[] d : deltas) {
+            // every other delta reuses the previous array of the same name (the fan-out's reuse)
+            byte[] row = n++ % 2 == 0 ? bytes((String) d[1]) : arrays.getOrDefault((String) d[1], bytes((String) d[1]));
+            arrays.put((String) d[1], row);
+            oneByOne.add((int) d[0], row, 7, (int) d[2], (long) d[3]);
+            sums.cell((int) d[0], row, 7, (int) d[2], (long) d[3]);
+        }
+        assertEquals(deltas.length, sums.deltas());
+        assertEquals(4, sums.rows().size(), "one summed row per (table, row bytes)");
+        try (CoalescingBuffer.Adder a = summed.adder()) {
+            sums.rows().forEach(a::addRow);
+        }
+        assertEquals(oneByOne.cells(), summed.cells());
+        assertEquals(oneByOne.bytes(), summed.bytes());
+        assertEquals(cellsOf(oneByOne.drain()), cellsOf(summed.drain()));
+    }
+
+    private static Map<String, Long> cellsOf(List<CoalescingBuffer.RowCells> rows) {
+        Map<String, Long> cells = new HashMap<>();
+        for (CoalescingBuffer.RowCells r : rows) {
+            for (int c = 0; c < 3; c++) {
+                if ((r.touchedColumns() & (1 << c)) != 0) {
+                    cells.put(r.table() + "/" + new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c));
+                }
+            }
+        }
+        return cells;
+    }
+
+    @Test
     void concurrent_adds_racing_with_drains_lose_and_duplicate_nothing() throws Exception {
         CoalescingBuffer b = new CoalescingBuffer(2, 1_000_000);
         int threads = 4;

@@ -23,10 +23,6 @@ import org.apache.hadoop.hbase.util.Bytes;
  * day of its bucket, column index = metric position (qualifier {@link #qualifier}). The row key is
  * built once per (rollup, granularity, bucket) and reused across the metrics of that row.
  *
- * <p>A group of events (a group commit) is counted by {@link #group}: the same cells summed per
- * (table, row, column), each distinct row addressed once ({@link GroupedCells}); one event at a
- * time by {@link #forEach}.
- *
  * <p>A join event's candidate targets are {@link #joinTargets}: the target's raw key on the
  * event's UTC day and each of the {@code lookbackDays} days before, newest first. The live
  * aggregator reads them in its group commit, the recount in its batched Gets; both then count the
@@ -42,13 +38,6 @@ public final class CounterCells {
         void cell(int table, byte[] row, int epochDay, int column, long delta);
     }
 
-    /** An event to count and whether it carries its join target's dimensions (ignored for other events). */
-    public interface Counted {
-        Event event();
-
-        boolean attributed();
-    }
-
     /** One candidate target row of a join event: the raw key and its UTC epoch day. */
     public record JoinTarget(byte[] rawKey, long epochDay) {
     }
@@ -60,7 +49,6 @@ public final class CounterCells {
     private final Map<Rollup, Integer> tableIndex = new IdentityHashMap<>(); // a record's hashCode walks its lists: per delta too costly
     private final Map<String, Integer> columnIndex = new HashMap<>();
     private final byte[][] qualifiers;
-    private final GroupedCells.Plan plan;
 
     public CounterCells(Cube cube, RowKeyCodec codec) {
         this.cube = cube;
@@ -77,7 +65,6 @@ public final class CounterCells {
             columnIndex.put(metrics.get(i).name(), i);
             qualifiers[i] = Bytes.toBytes(metrics.get(i).name());
         }
-        this.plan = new GroupedCells.Plan(cube);
     }
 
     public CounterFanout fanout() {
@@ -162,14 +149,5 @@ public final class CounterCells {
             n[0]++;
         });
         return n[0];
-    }
-
-    /**
-     * Sums the counter deltas of {@code group} per distinct projection, without building keys;
-     * {@link GroupedCells#emit} then emits each distinct row once, with the sums of the cells
-     * {@link #forEach} would emit for each event.
-     */
-    public GroupedCells group(List<? extends Counted> group) {
-        return new GroupedCells(plan, fanout, codec, group);
     }
 }

@@ -65,69 +65,23 @@ public final class CounterFanout {
     }
 
     /**
-     * True when {@code e} counts as unattributed: a join event whose target was not found.
-     *
-     * @param attributed for join events: whether the target was found; ignored for other events
-     */
-    public boolean isUnattributed(Event e, boolean attributed) {
-        return isJoinEvent(e) && !attributed;
-    }
-
-    /** True when {@code rollup} receives an event that {@link #isUnattributed} or not. */
-    public static boolean receives(Rollup rollup, boolean unattributed) {
-        return !unattributed || rollup.dimensions().isEmpty();
-    }
-
-    /** The value an event counts under for dimension {@code d}: its value, or "" when it has none. */
-    public static String value(Event e, String d) {
-        return e.dimensions().getOrDefault(d, "");
-    }
-
-    /**
-     * The deltas of {@code e} by metric position in the cube: {@code out[i]} is metric {@code i}'s
-     * delta when bit {@code i} of the result is set (other slots are left as they were). Needs at
-     * most 31 metrics (as the coalescing buffer does); {@link #fanOut} has no such limit.
-     */
-    public int deltas(Event e, boolean attributed, long[] out) {
-        List<Metric> metrics = cube.metrics();
-        if (metrics.size() > 31) {
-            throw new IllegalStateException("at most 31 metrics can be summed per column mask, cube has " + metrics.size());
-        }
-        boolean unattributed = isUnattributed(e, attributed);
-        int mask = 0;
-        for (int i = 0; i < metrics.size(); i++) {
-            long delta = deltaOf(metrics.get(i), e, unattributed);
-            if (delta != 0) {
-                out[i] = delta;
-                mask |= 1 << i;
-            }
-        }
-        return mask;
-    }
-
-    /** The metric's delta for {@code e}; 0 when the metric does not apply (or the delta is 0: no counter moves). */
-    private static long deltaOf(Metric m, Event e, boolean unattributed) {
-        if (m.eventType() != null && !m.eventType().equals(e.type())) {
-            return 0;
-        }
-        if (m.unattributed() && !unattributed) {
-            return 0;
-        }
-        return m.kind() == Metric.Kind.COUNT ? 1 : e.number(m.field());
-    }
-
-    /**
      * Emits every counter delta of {@code e}.
      *
      * @param attributed for join events: whether the target was found and {@code e} carries its
      *                   dimensions; ignored for other events
      */
     public void fanOut(Event e, boolean attributed, Sink sink) {
-        boolean unattributed = isUnattributed(e, attributed);
+        boolean unattributed = isJoinEvent(e) && !attributed;
         List<Metric> applicable = new ArrayList<>(cube.metrics().size());
         List<Long> deltas = new ArrayList<>(cube.metrics().size());
         for (Metric m : cube.metrics()) {
-            long delta = deltaOf(m, e, unattributed);
+            if (m.eventType() != null && !m.eventType().equals(e.type())) {
+                continue;
+            }
+            if (m.unattributed() && !unattributed) {
+                continue;
+            }
+            long delta = m.kind() == Metric.Kind.COUNT ? 1 : e.number(m.field());
             if (delta == 0) {
                 continue;
             }
@@ -138,12 +92,12 @@ public final class CounterFanout {
             return;
         }
         for (Rollup r : cube.rollups()) {
-            if (!receives(r, unattributed)) {
+            if (unattributed && !r.dimensions().isEmpty()) {
                 continue;
             }
             List<String> values = new ArrayList<>(r.dimensions().size());
             for (String d : r.dimensions()) {
-                values.add(value(e, d));
+                values.add(e.dimensions().getOrDefault(d, ""));
             }
             List<String> frozen = List.copyOf(values);
             for (Granularity g : r.granularities()) {

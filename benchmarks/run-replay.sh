@@ -12,7 +12,9 @@
 # Prints one line per mode: events/s (replay's own clock) and its ratio to put-only, increment
 # cells and Increment row operations per accepted event, the stack's CPU time per event (user +
 # system of the one JVM that holds the aggregator and HBase, over the measured replay: on a
-# shared 2-core machine a steadier measure than events/s), and replay's request latency percentiles.
+# shared 2-core machine a steadier measure than events/s), and replay's request latency percentiles;
+# then that CPU by thread group (each live thread's user + system time from /proc before and after
+# the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores).
 # For each freshness mode it then replays at --load times the rate just measured (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
 # advertiser and network reports), and reads the adreport_freshness_seconds histogram over
@@ -62,6 +64,18 @@ bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (
 cpu_ms() { # user + system CPU of process $1 so far, in ms
   awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"
 }
+thread_cpu() { # per live thread of process $1: "tid<TAB>name<TAB>CPU ms so far" (name: its comm, digits as N)
+  { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$(getconf CLK_TCK)" 'NF {
+    o = index($0, "("); c = 0; for (i = length($0); i > o; i--) if (substr($0, i, 1) == ")") { c = i; break }
+    name = substr($0, o + 1, c - o - 1); gsub(/[0-9]+/, "N", name); split(substr($0, c + 2), f, " ")
+    printf "%s\t%s\t%d\n", $1, name, (f[12] + f[13]) * 1000 / hz }'
+}
+thread_groups() { # before after events total-ms -> CPU per event of the stack's thread groups between the snapshots, largest first
+  awk -F'\t' -v n="$3" -v total="$4" 'NR == FNR { b[$1] = $3; next } { d = $3 - ($1 in b ? b[$1] : 0); g[$2] += d; t += d }
+    END { for (k in g) if (g[k] > 0) printf "%.1f\t%s\n", g[k] * 1000 / n, k
+          printf "%.1f\t(threads that ended during the replay)\n", (total - t) * 1000 / n }' "$1" "$2" \
+    | sort -t$'\t' -k1,1 -rn | head -15 | awk -F'\t' '{ printf "    %7.1f us/event  %s\n", $1, $2 }'
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -107,9 +121,13 @@ for mode in $modes; do
   r0=$(metric "$ingest" adreport_increments_sent_total)
   echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
   u0=$(cpu_ms "$pid")
+  thread_cpu "$pid" >"$work/threads0-$mode"
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
   u1=$(cpu_ms "$pid")
+  thread_cpu "$pid" >"$work/threads1-$mode"
+  { echo "  $mode: the stack's CPU by thread group (exact, from /proc per thread; names cut to 15 characters, digits as N):"
+    thread_groups "$work/threads0-$mode" "$work/threads1-$mode" "$n" $((u1 - u0)) || true; } >"$work/groups-$mode"
   echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
   sleep 3
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
@@ -145,6 +163,7 @@ done
 echo
 echo "same run, $(nproc) cores, batch $batch, concurrency $concurrency, ${extra[*]:-default settings}:"
 printf '%s\n' "${results[@]}"
+for mode in $modes; do cat "$work/groups-$mode"; done
 if [ -n "${rates[put-only]:-}" ]; then
   echo "ratio to put-only (events/s):"
   for mode in $modes; do

@@ -38,7 +38,7 @@ final class ApiProcess implements AutoCloseable {
         Path launcher = Path.of("..", "bin", "adreport").toAbsolutePath().normalize();
         if (!Files.isRegularFile(Path.of("..", "launcher", "target", "classpath.txt"))) {
             throw new IllegalStateException("the launcher is not built: run `mvn -B -o -q package -DskipTests` first"
-                    + " (or -Dtopn.api=jvm to serve from the benchmark's JVM)");
+                    + " (or leave -Dtopn.api unset to serve from the benchmark's JVM)");
         }
         Path dataDir = Files.createDirectories(Path.of("target", "api-process-data"));
         Files.writeString(dataDir.resolve(HBaseEndpoint.ZK_PORT_FILE), Integer.toString(zooKeeperPort));

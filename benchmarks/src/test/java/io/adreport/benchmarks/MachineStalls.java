@@ -59,8 +59,8 @@ final class MachineStalls implements AutoCloseable {
         }
     }
 
-    /** The machine between {@code from} and now, one line. */
-    String since(Mark from) {
+    /** The machine between {@code from} and now, one line ("the machine {@code when}: ..."). */
+    String since(Mark from, String when) {
         Mark to = mark();
         double wallMicros = (to.nanos() - from.nanos()) / 1e3;
         double max = 0;
@@ -71,7 +71,7 @@ final class MachineStalls implements AutoCloseable {
         }
         String psi = from.psiMicros() < 0 || to.psiMicros() < 0 ? "CPU pressure not available"
                 : String.format("CPU pressure %.0f%% (some runnable task waiting for a core)", 100 * (to.psiMicros() - from.psiMicros()) / wallMicros);
-        return String.format("  the machine meanwhile: %s; an idle 1 ms ticker woke > %d ms late %d times (max %.0f ms) in %.1f s%n", psi,
+        return String.format("  the machine %s: %s; an idle 1 ms ticker woke > %d ms late %d times (max %.0f ms) in %.1f s%n", when, psi,
                 LATE_MS, to.stalls() - from.stalls(), max, wallMicros / 1e6);
     }
 

@@ -29,7 +29,7 @@ import org.apache.hadoop.hbase.client.Table;
  */
 public final class TimedTables {
     /** As HBase's own connection pool ({@code hbase.hconnection.threads.max}'s default). */
-    static final int MAX_THREADS = 256;
+    private static final int MAX_THREADS = 256;
 
     private static final ExecutorService POOL = pool();
 
@@ -53,11 +53,10 @@ public final class TimedTables {
 
     private static ExecutorService pool() {
         AtomicInteger n = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+        return new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "adreport-hbase-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         }, new ThreadPoolExecutor.CallerRunsPolicy());
-        return pool;
     }
 }

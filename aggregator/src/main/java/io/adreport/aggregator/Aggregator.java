@@ -115,8 +115,10 @@ public final class Aggregator implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
+            // The flusher's writer totals (WriterTotals) remember at most a quarter as many rows as
+            // buffer.max.cells allows cells (~200 bytes a row: 500,000 rows, ~100 MB, by default).
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
-                    config.flushDurability(), metrics, gate, watcher::isClosed);
+                    config.flushDurability(), metrics, gate, watcher::isClosed, Math.max(10_000, config.bufferMaxCells() / 4));
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,
                     watcher, metrics, config.flushInterval());
         }

@@ -61,10 +61,11 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                     "Ingest HTTP port (POST /v1/events, GET /v1/pixel); 0 picks a free port")
             .define("aggregator.mode", Type.STRING, "coalesced", "coalesced, naive or put-only",
                     ConfigDef.oneOf("coalesced", "naive", "put-only"),
-                    "coalesced: sum increments in memory and flush them in batches; naive: one synchronous incrementColumnValue "
-                            + "per counter cell per event (for benchmarks); put-only: BENCHMARKS ONLY, the ingest ceiling: each "
-                            + "event's raw row is stored by a plain batched Put and nothing else. It does not dedup (a replayed "
-                            + "event is stored and accepted again) and does not count (reports stay empty)")
+                    "coalesced: sum deltas in memory and flush each row's running totals as one Put (its writer cells) in "
+                            + "batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks); "
+                            + "put-only: BENCHMARKS ONLY, the ingest ceiling: each event's raw row is stored by a plain batched Put "
+                            + "and nothing else. It does not dedup (a replayed event is stored and accepted again) and does not "
+                            + "count (reports stay empty)")
             .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
                     "Longest time a counter delta waits in memory before it is sent to HBase")
             .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
@@ -95,19 +96,21 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             .define("ingest.queue.events", Type.INT, "50000", "10000..1000000", ConfigDef.between(10_000, 1_000_000),
                     "Events admitted to the raw-store queue at once; beyond, requests wait and then get 429")
             .define("flush.batch.rows", Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
-                    "Increments (one per counter row) per Table.batch call")
+                    "Counter rows (one Put of a row's writer cells each) per Table.batch call")
             .define("flush.concurrency", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
-                    "Table.batch calls in flight at once during a flush: the server applies increments of one call one by one")
+                    "Table.batch calls in flight at once during a flush (each holds a region-server handler while it "
+                            + "runs)")
             .define("hbase.timeout.ms", Type.DURATION_MS, "15000", "100..600000", ConfigDef.between(100, 600_000),
                     "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503")
             .define("flush.timeout.ms", Type.DURATION_MS, "60000", "1000..600000", ConfigDef.between(1_000, 600_000),
-                    "Operation timeout of one counter flush call (flush.batch.rows Increments). A call that outlasts it "
-                            + "leaves its increments uncertain: never resent, left to the nightly job. Longer than "
-                            + "hbase.timeout.ms because a flush is off the request path and a full buffer pushes back on ingest")
+                    "Operation timeout of one counter flush call (flush.batch.rows rows). A call that outlasts it leaves "
+                            + "its rows uncertain: not resent, but a row's next flush writes its absolute totals again, and the "
+                            + "nightly job restores the rest. Longer than hbase.timeout.ms because a flush is off the request path "
+                            + "and a full buffer pushes back on ingest")
             .define("flush.durability", Type.STRING, "sync_wal", "sync_wal or async_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
-                    "WAL durability of counter increments. async_wal lets the region server acknowledge before the WAL sync: "
-                            + "faster, and a region-server crash can then lose up to about a second of live increments, "
-                            + "which the nightly job restores from the raw events (always written sync_wal)")
+                    "WAL durability of the counter flush's Puts. async_wal lets the region server acknowledge before the "
+                            + "WAL sync: a region-server crash can then lose up to about a second of live counts, which the next "
+                            + "flush of those rows and the nightly job restore (raw events are always written sync_wal)")
             .define("raw.dedup.filter.days", Type.INT, "2", "0..7", ConfigDef.between(0, 7),
                     "Recent UTC days (today and days before, plus tomorrow) whose stored raw keys are kept in a Bloom filter, "
                             + "so that new events skip their existence read. 0 turns it off. Ignored (off) with aggregator.instances "

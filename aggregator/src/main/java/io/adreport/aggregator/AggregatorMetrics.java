@@ -42,9 +42,9 @@ public final class AggregatorMetrics {
                 "Best-effort e:dup increments on raw rows that failed");
         countedEvents = registry.counter("adreport_counted_events_total", "Newly stored events fanned out into live counters");
         fanoutCells = registry.counter("adreport_fanout_cells_total", "Counter deltas produced by fan-out, before coalescing");
-        incrementsSent = registry.counter("adreport_increments_sent_total", "Increment operations sent to HBase (one per counter row per flush)");
-        cellsSent = registry.counter("adreport_increment_cells_sent_total", "Counter cells sent to HBase in Increments");
-        flushFailures = registry.counter("adreport_flush_failures_total", "Increment batches (or naive increments) that failed");
+        incrementsSent = registry.counter("adreport_increments_sent_total", "Counter row writes sent to HBase, one per row per flush (writer-cell Puts; naive mode: Increments)");
+        cellsSent = registry.counter("adreport_increment_cells_sent_total", "Counter cells sent to HBase (writer cells; naive mode: Increment cells)");
+        flushFailures = registry.counter("adreport_flush_failures_total", "Counter flush batches (or naive increments) that failed");
         cellsUnapplied = registry.counter("adreport_increment_cells_unapplied_total",
                 "Counter cells whose increment failed or has an uncertain outcome; never resent, the nightly job restores them");
         cellsDroppedClosedDay = registry.counter("adreport_increment_cells_dropped_closed_day_total",

@@ -187,11 +187,14 @@ final class TestStack {
                         }
                         NavigableMap<byte[], byte[]> cols = r.getFamilyMap(TableLayout.COUNTER_FAMILY);
                         for (var c : cols.entrySet()) {
-                            long v = Bytes.toLong(c.getValue());
-                            if (v != 0) {
-                                out.put(Recount.key(rollup.name(), k.granularity().label(), k.bucketMinute(), k.values(),
-                                        Bytes.toString(c.getKey())), v);
+                            // a metric's value is the sum of its cells: "name" and every "name\0<writer id>"
+                            byte[] q = c.getKey();
+                            int end = 0;
+                            while (end < q.length && q[end] != 0) {
+                                end++;
                             }
+                            out.merge(Recount.key(rollup.name(), k.granularity().label(), k.bucketMinute(), k.values(),
+                                    Bytes.toString(q, 0, end)), Bytes.toLong(c.getValue()), Long::sum);
                         }
                     }
                 } catch (IOException e) {

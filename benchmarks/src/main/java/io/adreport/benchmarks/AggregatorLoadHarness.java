@@ -222,8 +222,7 @@ public final class AggregatorLoadHarness {
         try (Table t = connection.getTable(layout.counterTable("network")); ResultScanner rs = t.getScanner(new Scan())) {
             for (org.apache.hadoop.hbase.client.Result r : rs) {
                 if (codec.parseCounterKey(r.getRow()).granularity() == Granularity.DAY) {
-                    byte[] v = r.getValue(TableLayout.COUNTER_FAMILY, IMPRESSIONS);
-                    sum += v == null ? 0 : Bytes.toLong(v);
+                    sum += io.adreport.schema.counting.CounterValues.value(r, IMPRESSIONS); // base and writer cells
                 }
             }
         }

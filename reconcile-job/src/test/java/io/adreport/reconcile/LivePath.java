@@ -201,6 +201,94 @@ final class LivePath {
         return out;
     }
 
+    /**
+     * Moves the live counts of {@code day} into writer cells, as live aggregators write them
+     * (qualifier = metric name, a 0 byte, an 8-byte writer id), keeping every metric's sum: per
+     * 8-byte cell, at random, left alone, split between the base cell and one writer cell, or
+     * held by two writer cells alone (the base cell deleted).
+     */
+    void splitIntoWriterCells(LocalDate day, java.util.Random rnd) {
+        for (Map.Entry<Cell, byte[]> c : cellsOfDay(day).entrySet()) {
+            if (c.getValue().length != 8) {
+                continue;
+            }
+            long v = Bytes.toLong(c.getValue());
+            byte[] row = HexFormat.of().parseHex(c.getKey().rowHex());
+            byte[] base = Bytes.toBytes(c.getKey().metric());
+            Put p = new Put(row);
+            switch (rnd.nextInt(3)) {
+                case 0 -> {
+                    continue;
+                }
+                case 1 -> {
+                    long a = v / 2;
+                    p.addColumn(TableLayout.COUNTER_FAMILY, base, Bytes.toBytes(v - a));
+                    p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x1111L), Bytes.toBytes(a));
+                }
+                default -> {
+                    long a = v / 3;
+                    deleteCell(c.getKey().rollup(), row, c.getKey().metric());
+                    p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x2222L), Bytes.toBytes(v - a));
+                    p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x3333L), Bytes.toBytes(a));
+                }
+            }
+            put(layout.counterTable(c.getKey().rollup()).getNameAsString(), p);
+        }
+    }
+
+    private static byte[] writer(byte[] metric, long id) {
+        return Bytes.add(metric, new byte[] {0}, Bytes.toBytes(id));
+    }
+
+    /**
+     * Each metric's value on {@code day}: the sum of its cells (the base cell and every writer
+     * cell, decoded here on their own); a cell that is not an 8-byte long makes it Long.MIN_VALUE.
+     */
+    Map<Cell, Long> sumsOfDay(LocalDate day) {
+        Map<Cell, Long> out = new HashMap<>();
+        forEachCellOfDay(day, (cell, c) -> out.merge(cell, c.getValueLength() == 8 ? Bytes.toLong(CellUtil.cloneValue(c)) : Long.MIN_VALUE,
+                (a, b) -> a == Long.MIN_VALUE || b == Long.MIN_VALUE ? Long.MIN_VALUE : a + b));
+        return out;
+    }
+
+    /** The metrics of {@code day} that hold at least one writer cell. */
+    java.util.Set<Cell> writerCellsOfDay(LocalDate day) {
+        java.util.Set<Cell> out = new java.util.HashSet<>();
+        forEachCellOfDay(day, (cell, c) -> {
+            if (c.getQualifierLength() > cell.metric().length()) {
+                out.add(cell);
+            }
+        });
+        return out;
+    }
+
+    private void forEachCellOfDay(LocalDate day, java.util.function.BiConsumer<Cell, org.apache.hadoop.hbase.Cell> action) {
+        long from = day.toEpochDay() * 1440;
+        for (String rollup : Recount.ROLLUPS.keySet()) {
+            try (Table t = connection.getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
+                for (Result r : rs) {
+                    long minute = keys.parseCounterKey(r.getRow()).bucketMinute();
+                    if (minute < from || minute >= from + 1440) {
+                        continue;
+                    }
+                    for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+                        byte[] q = CellUtil.cloneQualifier(c);
+                        int end = 0;
+                        while (end < q.length && q[end] != 0) {
+                            end++;
+                        }
+                        String metric = Bytes.toString(q, 0, end);
+                        if (layout.cube().metric(metric).isPresent()) {
+                            action.accept(new Cell(rollup, Recount.hex(r.getRow()), metric), c);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
     private void put(String table, Put p) {
         try (Table t = connection.getTable(org.apache.hadoop.hbase.TableName.valueOf(table))) {
             t.put(p);

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * Sums counter deltas in memory per (table, row, column) until the flusher drains them.
  *
  * <p>Shape: one entry per counter row ({@link RowCells}) holding one slot per metric column, so
- * a drain yields exactly one multi-column Increment per row: a hot row gets at most one
+ * a drain yields exactly one multi-column write per row: a hot row gets at most one
  * increment per flush, whatever the traffic.
  *
  * <p>Concurrency: any number of threads add while holding the shared side of {@code swapLock}

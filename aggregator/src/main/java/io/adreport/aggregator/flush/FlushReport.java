@@ -5,7 +5,7 @@ package io.adreport.aggregator.flush;
  *
  * @param rows               Increments sent (one per counter row)
  * @param cells              counter cells in them
- * @param unappliedCells     cells whose Increment failed or whose outcome is unknown: not resent
+ * @param unappliedCells     cells whose write failed or whose outcome is unknown: not resent (the row's next write restores them)
  * @param droppedClosedCells cells of closed days, not sent
  * @param nanos              duration
  */

@@ -4,9 +4,11 @@ import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
 import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,20 +20,25 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Durability;
-import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends one drained buffer generation to HBase as multi-column Increments.
+ * Sends one drained buffer generation to HBase as writer cells: for each counter row, one Put of
+ * this aggregator's absolute running totals of the row's touched metrics ({@link WriterTotals},
+ * {@code CounterValues}), all Puts of one flush under one timestamp. A Put costs the region server
+ * no read-modify-write, and a batch of Puts is one WAL append and sync, where Increments were
+ * applied and synced one by one.
  *
- * <p>Batching: one Increment per counter row (the buffer holds one entry per row), grouped by
+ * <p>Batching: one Put per counter row (the buffer holds one entry per row), grouped by
  * table and UTC day into {@code Table.batch} calls of at most {@code batchRows}, run as many at a
- * time as the pool has threads: the region server applies the increments of one call one after
- * another, so parallel calls are what uses more of its handlers.
+ * time as the pool has threads: one call holds a region-server handler per region it touches, so
+ * parallel calls are what uses more of its handlers.
  *
  * <p>Day close: each call carries one day. Just before it is sent it registers its day with the
  * {@link SendGate} and then reads the closed days; a call of a closed day is dropped (its cells
@@ -40,15 +47,17 @@ import org.slf4j.LoggerFactory;
  * only for the calls of that day already on the wire (see {@code DayCloseWatcher}). The events
  * behind dropped cells are stored raw, so the nightly recount counts them.
  *
- * <p>Failure: an Increment whose result slot holds a {@code Result} was applied. Any other
- * outcome (an exception in its slot, or no slot filled because the call failed as a whole) is
- * <b>uncertain</b>: the server may have applied it and lost the answer. Resending it would draw a
- * new nonce (HBase nonces only cover the client's own retries inside one call), so it could apply
- * twice. Uncertain cells are therefore never resent: they are counted in
- * {@code adreport_increment_cells_unapplied_total}, logged, and left to the nightly job, which
- * recomputes the day from raw events. Live counters can thus lag but never double-count. An
- * uncertain call is also reported to the gate, which holds its day's close acknowledgement until
- * the request can no longer be applied.
+ * <p>Failure: a Put whose result slot holds a {@code Result} was applied. Any other outcome (an
+ * exception in its slot, or no slot filled because the call failed as a whole) is
+ * <b>uncertain</b>: the server may have applied it and lost the answer. Its cells are counted in
+ * {@code adreport_increment_cells_unapplied_total} and logged, and the call is reported to the
+ * gate, which holds its day's close acknowledgement until the request can no longer be applied.
+ * An uncertain Put is not resent on its own; but as it carries absolute totals, the row's next
+ * flush writes totals that include it, and a total applied twice is the same total: live
+ * counters can lag (until that next write or the nightly job) but never double-count.
+ *
+ * <p>The metrics keep their names from the Increment days: {@code adreport_increments_sent_total}
+ * counts the rows (Puts) sent, {@code adreport_increment_cells_sent_total} their cells.
  */
 public final class Flusher {
     private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
@@ -62,6 +71,13 @@ public final class Flusher {
     private final Durability durability;
     private final SendGate gate;
     private final LongPredicate closed;
+    private final WriterTotals totals;
+    private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
+    private byte[][] writerQualifiers;
+
+    /** One row's Put, with the drained row it writes. */
+    private record Write(RowCells cells, Put put) {
+    }
 
     /**
      * {@code pool}'s thread count is the number of {@code Table.batch} calls in flight;
@@ -69,7 +85,9 @@ public final class Flusher {
      * call registered with {@code gate}).
      */
     public Flusher(TableLayout layout, CounterCells cells, TableSource tables, ExecutorService pool, int batchRows,
-                   Durability durability, AggregatorMetrics metrics, SendGate gate, LongPredicate closed) {
+                   Durability durability, AggregatorMetrics metrics, SendGate gate, LongPredicate closed,
+                   int maxWriterRows) {
+        this.totals = new WriterTotals(maxWriterRows, new SecureRandom()::nextLong, EnvironmentEdgeManager::currentTime);
         this.durability = durability;
         this.gate = gate;
         this.closed = closed;
@@ -85,16 +103,18 @@ public final class Flusher {
     public FlushReport send(List<RowCells> rows) {
         long start = System.nanoTime();
         AtomicLong dropped = new AtomicLong();
-        List<List<RowCells>> chunks = new ArrayList<>();
-        Map<Long, List<RowCells>> open = new HashMap<>(); // (table, day) -> chunk being filled
+        long timestamp = totals.begin(rows.size());
+        byte[][] qualifiers = writerQualifiers();
+        List<List<Write>> chunks = new ArrayList<>();
+        Map<Long, List<Write>> open = new HashMap<>(); // (table, day) -> chunk being filled
         for (RowCells rc : rows) {
             if (closed.test(rc.epochDay())) {
                 dropped.addAndGet(rc.cellCount());
                 continue;
             }
             long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
-            List<RowCells> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
-            chunk.add(rc);
+            List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
+            chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
             if (chunk.size() == batchRows) {
                 chunks.add(chunk);
                 open.remove(key);
@@ -107,7 +127,7 @@ public final class Flusher {
         AtomicLong unapplied = new AtomicLong();
         // The pool has `concurrency` threads: that many calls in flight, the next chunk starts as soon as one ends.
         List<Future<?>> pending = new ArrayList<>(chunks.size());
-        for (List<RowCells> chunk : chunks) {
+        for (List<Write> chunk : chunks) {
             pending.add(pool.submit(() -> sendChunk(chunk, sentRows, sentCells, unapplied, dropped)));
         }
         for (Future<?> f : pending) {
@@ -127,13 +147,38 @@ public final class Flusher {
         return new FlushReport(sentRows.get(), sentCells.get(), unapplied.get(), dropped.get(), nanos);
     }
 
-    private void sendChunk(List<RowCells> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied,
+    /** The Put of one row's totals: its touched metrics' writer cells. */
+    private Put put(RowCells rc, long[] rowTotals, byte[][] qualifiers, long timestamp) {
+        Put put = new Put(rc.row());
+        int touched = rc.touchedColumns();
+        for (int c = 0; c < qualifiers.length; c++) {
+            if ((touched & (1 << c)) != 0) {
+                put.addColumn(TableLayout.COUNTER_FAMILY, qualifiers[c], timestamp, Bytes.toBytes(rowTotals[c]));
+            }
+        }
+        put.setDurability(durability);
+        return put;
+    }
+
+    /** The current writer id's qualifier of each metric column. */
+    private byte[][] writerQualifiers() {
+        if (qualifiersOf != totals.writer()) {
+            qualifiersOf = totals.writer();
+            writerQualifiers = new byte[cells.columns()][];
+            for (int c = 0; c < writerQualifiers.length; c++) {
+                writerQualifiers[c] = CounterValues.writerQualifier(cells.qualifier(c), qualifiersOf);
+            }
+        }
+        return writerQualifiers;
+    }
+
+    private void sendChunk(List<Write> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied,
                            AtomicLong dropped) {
-        long day = chunk.get(0).epochDay();
+        long day = chunk.get(0).cells().epochDay();
         try (SendGate.Send send = gate.enter(Set.of(day))) {
             if (closed.test(day)) { // read after registering: the watcher either sees this call or it sees the day closed
                 send.skip(day);
-                dropped.addAndGet(chunk.stream().mapToLong(RowCells::cellCount).sum());
+                dropped.addAndGet(chunk.stream().mapToLong(w -> w.cells().cellCount()).sum());
                 return;
             }
             if (!sendChunk(chunk, sentRows, sentCells, unapplied)) {
@@ -142,23 +187,14 @@ public final class Flusher {
         }
     }
 
-    /** Sends one chunk; false when some of its increments have an unknown outcome. */
-    private boolean sendChunk(List<RowCells> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied) {
-        TableName name = layout.counterTable(cells.rollup(chunk.get(0).table()));
+    /** Sends one chunk; false when some of its Puts have an unknown outcome. */
+    private boolean sendChunk(List<Write> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied) {
+        TableName name = layout.counterTable(cells.rollup(chunk.get(0).cells().table()));
         List<Row> actions = new ArrayList<>(chunk.size());
         long chunkCells = 0;
-        for (RowCells rc : chunk) {
-            Increment inc = new Increment(rc.row());
-            int touched = rc.touchedColumns();
-            for (int c = 0; c < cells.columns(); c++) {
-                if ((touched & (1 << c)) != 0) {
-                    inc.addColumn(TableLayout.COUNTER_FAMILY, cells.qualifier(c), rc.delta(c));
-                }
-            }
-            inc.setReturnResults(false);
-            inc.setDurability(durability);
-            actions.add(inc);
-            chunkCells += rc.cellCount();
+        for (Write w : chunk) {
+            actions.add(w.put());
+            chunkCells += w.cells().cellCount();
         }
         Object[] results = new Object[actions.size()];
         Throwable failure = null;
@@ -183,18 +219,18 @@ public final class Flusher {
         int lostRows = 0;
         for (int i = 0; i < results.length; i++) {
             if (!(results[i] instanceof org.apache.hadoop.hbase.client.Result)) {
-                lost += chunk.get(i).cellCount();
+                lost += chunk.get(i).cells().cellCount();
                 lostRows++;
                 if (lostRows <= 3) {
                     LOG.warn("increment of {} row {} not confirmed ({}): left to the nightly job", name,
-                            Bytes.toStringBinary(chunk.get(i).row()), String.valueOf(results[i] == null ? failure : results[i]));
+                            Bytes.toStringBinary(chunk.get(i).cells().row()), String.valueOf(results[i] == null ? failure : results[i]));
                 }
             }
         }
         unapplied.addAndGet(lost);
         metrics.flushFailures.inc();
         metrics.cellsUnapplied.add(lost);
-        LOG.error("flush batch to {}: {} of {} increments ({} cells) failed or uncertain, not resent (nightly job restores them): {}",
+        LOG.error("flush batch to {}: {} of {} rows ({} cells) failed or uncertain, not resent (the row's next flush or the nightly job restores them): {}",
                 name, lostRows, actions.size(), lost, failure.toString());
         return lostRows == 0;
     }

@@ -529,8 +529,15 @@ class ProductInvariantsTest {
             assertFalse(rows.isEmpty(), rollup.name());
             try (Table t = hbase.connection().getTable(layout.counterTable(rollup))) {
                 for (int i = 0; i < 2; i++) {
-                    t.delete(new Delete(rows.get(rnd.nextInt(rows.size())))
-                            .addColumns(TableLayout.COUNTER_FAMILY, Bytes.toBytes("impressions")));
+                    byte[] row = rows.get(rnd.nextInt(rows.size()));
+                    Delete lost = new Delete(row).addColumns(TableLayout.COUNTER_FAMILY, Bytes.toBytes("impressions"));
+                    for (org.apache.hadoop.hbase.Cell c : t.get(new org.apache.hadoop.hbase.client.Get(row)).rawCells()) {
+                        byte[] q = org.apache.hadoop.hbase.CellUtil.cloneQualifier(c);
+                        if (q.length == "impressions".length() + 9 && Bytes.startsWith(q, Bytes.toBytes("impressions\0"))) {
+                            lost.addColumns(TableLayout.COUNTER_FAMILY, q); // the live writers' cells of the metric too
+                        }
+                    }
+                    t.delete(lost);
                     t.increment(new Increment(rows.get(rnd.nextInt(rows.size())))
                             .addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(i == 0 ? "clicks" : "spendMicros"), 13));
                     damaged += 2;

@@ -46,7 +46,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * as {@code DIR/ROLLUP-INDEX/c/FILE}, the family directory {@code BulkLoadHFiles} expects.
  *
  * <p><b>Which cell wins.</b> A correction is a Put of the exact value or, for a stale cell (stored,
- * recount 0), a DeleteColumn marker in the same file. Its timestamp is given by the reducer:
+ * recount 0), a DeleteColumn marker in the same file; the metric's writer cells, if any, get a
+ * DeleteColumn marker each (the exact value now lives in the base cell alone). Its timestamp is given by the reducer:
  * newer than the stored cell it replaces and than the task's start on HBase's clock, so it wins
  * over every live Increment cell of the closed day and over delete markers of earlier runs. On
  * an equal timestamp HBase orders by sequence id; the load asks for one
@@ -94,8 +95,12 @@ final class BulkCorrections implements Closeable {
         }
     }
 
-    /** Adds one correction; calls must come in {@link RowKeys} order, then by column index. {@code delete}: a stale cell. */
-    void add(int rollupIndex, byte[] rowBytes, int column, long value, boolean delete, long timestamp) throws IOException {
+    /**
+     * Adds one correction; calls must come in {@link RowKeys} order, then by column index. {@code delete}: a stale cell.
+     * {@code writerCells}: the column's writer cells, deleted by the same timestamp (folded into the base cell).
+     */
+    void add(int rollupIndex, byte[] rowBytes, int column, long value, boolean delete, long timestamp, List<byte[]> writerCells)
+            throws IOException {
         if (rollupIndex != rollup || !Arrays.equals(rowBytes, rowKey)) {
             flushRow();
             if (rollupIndex != rollup) {
@@ -107,6 +112,9 @@ final class BulkCorrections implements Closeable {
         row.add(delete
                 ? new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, qualifier, timestamp, KeyValue.Type.DeleteColumn)
                 : new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, qualifier, timestamp, KeyValue.Type.Put, Bytes.toBytes(value)));
+        for (byte[] w : writerCells) {
+            row.add(new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, w, timestamp, KeyValue.Type.DeleteColumn));
+        }
         cellCount++;
     }
 

@@ -20,10 +20,13 @@ import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.hadoop.mapreduce.Reducer;
 
 /**
- * Compares each cell's expected value (the recount) with its stored value and writes only the
- * cells that differ: a Put of the exact value, encoded as {@code Increment} stores it
+ * Compares each cell's expected value (the recount) with its stored value (the sum of the
+ * metric's base and writer cells, {@code CounterValues}) and writes only the cells that differ: a
+ * Put of the exact value to the base cell, encoded as {@code Increment} stores it
  * ({@link Bytes#toBytes(long)}, 8 bytes big-endian), or a Delete of a cell that no event of the
- * day counts in. An equal cell is not written, so a second run over unchanged data writes none.
+ * day counts in; either way the metric's writer cells are deleted (as of the correction's
+ * timestamp), so the base cell alone holds the exact value. An equal cell is not written, writer
+ * cells and all, so a second run over unchanged data writes none.
  *
  * <p>Stored values are not shuffled: this task owns the counter salt buckets
  * {@link CellPartitioner} sends it, reads their stored rows of the day with {@link StoredCells}
@@ -68,7 +71,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private BulkCorrections bulk;
 
     /** A correction held while the task decides its write path. */
-    private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp) {
+    private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp, List<byte[]> writers) {
     }
 
     @Override
@@ -148,8 +151,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 rowKey = RowKeys.row(k, off, len);
             }
             long timestamp = Math.max(taskStart, exists ? row.timestamp(column) + 1 : 0);
+            List<byte[]> writers = row.writerQualifiers(column); // folded into the base cell: deleted by the same timestamp
             if (bulk != null) {
-                bulk.add(rollup, rowKey, column, expected, stale, timestamp);
+                bulk.add(rollup, rowKey, column, expected, stale, timestamp, writers);
             } else if (bulkMinCells < 0) {
                 byte[] qualifier = cells.qualifier(column);
                 if (stale) {
@@ -157,14 +161,17 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 } else {
                     put = (put == null ? new Put(rowKey) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
                 }
+                for (byte[] w : writers) {
+                    delete = (delete == null ? new Delete(rowKey) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, timestamp);
+                }
             } else {
-                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp));
+                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers));
                 if (held.size() >= Math.max(1, bulkMinCells)) {
                     bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
                             new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
                             ctx.getTaskAttemptID().toString());
                     for (Correction c : held) {
-                        bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp());
+                        bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp(), c.writers());
                     }
                     held.clear();
                 }
@@ -194,6 +201,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                         delete = (delete == null ? new Delete(c.row()) : delete).addColumns(TableLayout.COUNTER_FAMILY, qualifier);
                     } else {
                         put = (put == null ? new Put(c.row()) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(c.value()));
+                    }
+                    for (byte[] w : c.writers()) {
+                        delete = (delete == null ? new Delete(c.row()) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, c.timestamp());
                     }
                 }
                 if (put != null) {

@@ -3,6 +3,8 @@ package io.adreport.reconcile.job;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.io.Writable;
 import org.apache.hadoop.io.WritableUtils;
 
@@ -12,6 +14,11 @@ import org.apache.hadoop.io.WritableUtils;
  * received a delta; a sum may be 0), and the stored cells when the row was read (value and
  * timestamp, or damaged: its bytes are not an 8-byte long). Expected parts of one row add up; a
  * row is stored once, so at most one part carries stored cells.
+ *
+ * <p>A stored metric may be several cells ({@code CounterValues}): its base cell and the live
+ * writers' cells. The stored value is their sum, the timestamp the newest of them, and the writer
+ * cells' qualifiers are kept ({@link #writerQualifiers}) so that a correction can fold them into
+ * the base cell (delete them, write the exact value to the base cell).
  *
  * <p>Serialized form (the shuffle): {@code vlong mask ‖ vlong value per set bit, lowest first}.
  * Only expected values cross the shuffle; stored cells are read by the reduce task itself
@@ -27,6 +34,11 @@ public final class RowCells implements Writable {
     private final long[] expected = new long[MAX_COLUMNS];
     private final long[] stored = new long[MAX_COLUMNS];
     private final long[] timestamps = new long[MAX_COLUMNS];
+    private final List<WriterCell> writers = new ArrayList<>();
+
+    /** A stored writer cell of {@code column}. */
+    private record WriterCell(int column, byte[] qualifier) {
+    }
 
     public RowCells() {
     }
@@ -43,6 +55,7 @@ public final class RowCells implements Writable {
         expectedMask = 0;
         storedMask = 0;
         damagedMask = 0;
+        writers.clear();
     }
 
     /** Adds {@code delta} to the expected value of {@code column} (and marks it touched). */
@@ -51,19 +64,38 @@ public final class RowCells implements Writable {
         expectedMask |= 1L << column;
     }
 
-    void setStored(int column, long value, long timestamp) {
-        stored[column] = value;
-        timestamps[column] = timestamp;
-        storedMask |= 1L << column;
-        damagedMask &= ~(1L << column);
+    /** Adds one stored cell of {@code column}; {@code writerQualifier} is null for the base cell. */
+    void addStored(int column, long value, long timestamp, byte[] writerQualifier) {
+        stored[column] += value;
+        addCell(column, timestamp, writerQualifier);
     }
 
-    /** A stored cell whose bytes are not an 8-byte long: it exists, and no value is right. */
-    void setDamaged(int column, long timestamp) {
-        stored[column] = 0;
-        timestamps[column] = timestamp;
-        storedMask |= 1L << column;
+    /** A stored cell whose bytes are not an 8-byte long: the column exists, and no value of it is right. */
+    void addDamaged(int column, long timestamp, byte[] writerQualifier) {
+        addCell(column, timestamp, writerQualifier);
         damagedMask |= 1L << column;
+    }
+
+    private void addCell(int column, long timestamp, byte[] writerQualifier) {
+        timestamps[column] = (storedMask & (1L << column)) == 0 ? timestamp : Math.max(timestamps[column], timestamp);
+        storedMask |= 1L << column;
+        if (writerQualifier != null) {
+            writers.add(new WriterCell(column, writerQualifier));
+        }
+    }
+
+    /** The qualifiers of the stored writer cells of {@code column} (none for most rows). */
+    List<byte[]> writerQualifiers(int column) {
+        if (writers.isEmpty()) {
+            return List.of();
+        }
+        List<byte[]> out = new ArrayList<>(2);
+        for (WriterCell w : writers) {
+            if (w.column() == column) {
+                out.add(w.qualifier());
+            }
+        }
+        return out;
     }
 
     /** Adds the expected parts of {@code other} and takes its stored cells. */
@@ -80,6 +112,7 @@ public final class RowCells implements Writable {
         }
         storedMask |= other.storedMask;
         damagedMask = (damagedMask & ~other.storedMask) | other.damagedMask;
+        writers.addAll(other.writers);
     }
 
     /** Columns that have an expected value or a stored cell: the row's cells to check. */
@@ -91,12 +124,12 @@ public final class RowCells implements Writable {
         return expected[column];
     }
 
-    /** The stored value; 0 when the cell does not exist or is damaged. */
+    /** The stored value (the sum of the column's cells); 0 when no cell exists; not meaningful when damaged. */
     long stored(int column) {
         return stored[column];
     }
 
-    /** Timestamp of the stored cell (0 when none). */
+    /** Timestamp of the newest stored cell of the column (0 when none). */
     long timestamp(int column) {
         return timestamps[column];
     }

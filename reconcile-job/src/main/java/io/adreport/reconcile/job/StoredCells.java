@@ -1,6 +1,7 @@
 package io.adreport.reconcile.job;
 
 import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.KeyRange;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -28,13 +30,14 @@ import org.apache.hadoop.mapreduce.Counter;
  * The reducer merges it with the sorted shuffled keys, so stored values never go through the
  * shuffle. Rows are scanned lazily, one range at a time, with the task's one connection.
  *
- * <p>A cell whose value is not 8 bytes is damaged (its value is wrong whatever it holds); a column
+ * <p>A metric's stored value is the sum of its base and writer cells ({@link CounterValues}).
+ * A cell whose value is not 8 bytes is damaged (its value is wrong whatever it holds); a column
  * that is no metric of the cube is counted and skipped. One task thread owns it.
  */
 final class StoredCells implements Closeable {
     private final Connection connection;
     private final List<Range> ranges = new ArrayList<>();
-    private final CounterCells cells;
+    private final byte[][] metrics;
     private final Counter rowsRead;
     private final Counter foreign;
     private final Counter damaged;
@@ -50,7 +53,10 @@ final class StoredCells implements Closeable {
     StoredCells(Connection connection, TableLayout layout, CounterCells cells, LocalDate day, int partition, int partitions,
                 Counter rowsRead, Counter foreign, Counter damaged) throws IOException {
         this.connection = connection;
-        this.cells = cells;
+        this.metrics = new byte[cells.columns()][];
+        for (int i = 0; i < metrics.length; i++) {
+            metrics[i] = cells.qualifier(i);
+        }
         this.rowsRead = rowsRead;
         this.foreign = foreign;
         this.damaged = damaged;
@@ -99,14 +105,15 @@ final class StoredCells implements Closeable {
                 int rollup = ranges.get(rangeIndex).rollup();
                 value.clear();
                 for (Cell c : r.rawCells()) {
-                    int column = cells.column(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+                    int column = CounterValues.metricOf(metrics, c);
+                    byte[] writer = column >= 0 && CounterValues.isWriterCell(c) ? CellUtil.cloneQualifier(c) : null;
                     if (column < 0) {
                         foreign.increment(1);
                     } else if (c.getValueLength() == Bytes.SIZEOF_LONG) {
-                        value.setStored(column, Bytes.toLong(c.getValueArray(), c.getValueOffset()), c.getTimestamp());
+                        value.addStored(column, CounterValues.valueOf(c), c.getTimestamp(), writer);
                     } else {
                         damaged.increment(1);
-                        value.setDamaged(column, c.getTimestamp());
+                        value.addDamaged(column, c.getTimestamp(), writer);
                     }
                 }
                 if (value.columns() == 0) {

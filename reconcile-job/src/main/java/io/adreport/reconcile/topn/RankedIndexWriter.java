@@ -1,5 +1,6 @@
 package io.adreport.reconcile.topn;
 
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
@@ -155,10 +156,7 @@ public final class RankedIndexWriter {
 
     private static long[] values(Result row, byte[][] qualifiers) {
         long[] out = new long[qualifiers.length];
-        for (int i = 0; i < qualifiers.length; i++) {
-            byte[] cell = row.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
-            out[i] = cell == null || cell.length != 8 ? 0 : Bytes.toLong(cell);
-        }
+        CounterValues.addTo(row, qualifiers, out); // base and writer cells
         return out;
     }
 

@@ -61,9 +61,9 @@ class BulkCorrectionsTest {
             // In RowKeys order (rows by key), columns by index, with the live cells' own timestamp.
             assertTrue(Bytes.compareTo(flushed, inMemstore) < 0);
             for (int column : new int[] {Math.min(impressions, clicks), Math.max(impressions, clicks)}) {
-                bulk.add(rollup, flushed, column, column == impressions ? 42L : 0L, column == clicks, t);
+                bulk.add(rollup, flushed, column, column == impressions ? 42L : 0L, column == clicks, t, List.of());
             }
-            bulk.add(rollup, inMemstore, impressions, 43L, false, t);
+            bulk.add(rollup, inMemstore, impressions, 43L, false, t, List.of());
             bulk.load(D);
             bulk.close();
 
@@ -93,7 +93,7 @@ class BulkCorrectionsTest {
 
         BulkCorrections bulk = corrections(hbase, layout, cells, "unclosed");
         for (byte[] r : rows.keySet()) {
-            bulk.add(rollup, r, impressions, 7L, false, System.currentTimeMillis());
+            bulk.add(rollup, r, impressions, 7L, false, System.currentTimeMillis(), List.of());
         }
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> bulk.load(D));
         assertTrue(e.getMessage().contains("the day is live, not closing"), e.getMessage());

@@ -50,8 +50,8 @@ class RowCellsTest {
     @Test
     void stored_and_damaged_cells_merge_into_the_expected_row_and_never_cross_the_shuffle() {
         RowCells stored = new RowCells();
-        stored.setStored(0, 41, 1000);
-        stored.setDamaged(3, 2000);
+        stored.addStored(0, 41, 1000, null);
+        stored.addDamaged(3, 2000, null);
         RowCells row = new RowCells();
         row.addExpected(0, 42);
         row.addExpected(5, 0);
@@ -69,5 +69,27 @@ class RowCellsTest {
         assertEquals(0, row.columns());
         assertEquals(0, row.expected(0));
         assertEquals(0, row.timestamp(3));
+    }
+
+    @Test
+    void a_metric_stored_as_a_base_cell_and_writer_cells_is_their_sum_with_the_newest_timestamp() {
+        byte[] w1 = new byte[] {'i', 0, 1, 2, 3, 4, 5, 6, 7, 8};
+        byte[] w2 = new byte[] {'i', 0, 9, 9, 9, 9, 9, 9, 9, 9};
+        RowCells stored = new RowCells();
+        stored.addStored(1, 10, 500, null);
+        stored.addStored(1, 7, 900, w1);
+        stored.addStored(1, 5, 700, w2);
+        stored.addStored(2, 3, 100, null);
+        RowCells row = new RowCells();
+        row.addExpected(1, 22);
+        row.merge(stored);
+        assertEquals(22, row.stored(1));
+        assertEquals(900, row.timestamp(1));
+        assertEquals(2, row.writerQualifiers(1).size());
+        assertTrue(row.writerQualifiers(1).contains(w1) && row.writerQualifiers(1).contains(w2));
+        assertTrue(row.writerQualifiers(2).isEmpty());
+        row.clear();
+        assertTrue(row.writerQualifiers(1).isEmpty(), "clear forgets the writer cells");
+        assertEquals(0, row.columns());
     }
 }

@@ -2,6 +2,7 @@ package io.adreport.report.budget;
 
 import io.adreport.schema.campaign.Budget;
 import io.adreport.schema.campaign.Campaign;
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.meta.MetaStore;
@@ -214,15 +215,14 @@ public final class BudgetReader {
         List<String> values = List.of(c.advertiser(), c.campaign());
         List<Get> gets = new ArrayList<>(bucketStarts.size());
         for (long start : bucketStarts) {
-            gets.add(new Get(codec.counterKey(rollup, g, start / 60_000L, values)).addColumn(TableLayout.COUNTER_FAMILY, spendQualifier));
+            gets.add(new Get(codec.counterKey(rollup, g, start / 60_000L, values)).addFamily(TableLayout.COUNTER_FAMILY));
         }
         Map<Long, Long> out = new TreeMap<>();
         try (Table t = connection.getTable(layout.counterTable(rollup))) {
             Result[] rs = t.get(gets);
             for (int i = 0; i < rs.length; i++) {
-                byte[] v = rs[i].getValue(TableLayout.COUNTER_FAMILY, spendQualifier);
-                if (v != null) {
-                    out.put(bucketStarts.get(i), Bytes.toLong(v));
+                if (!rs[i].isEmpty()) {
+                    out.put(bucketStarts.get(i), CounterValues.value(rs[i], spendQualifier)); // base and writer cells
                 }
             }
         }

@@ -194,10 +194,7 @@ public final class CounterReader {
             byte[] last = keys.stream().max(Bytes.BYTES_COMPARATOR).orElseThrow();
             Scan scan = new Scan().withStartRow(first).withStopRow(last, true).setFilter(filter)
                     .setCaching(keys.size()).setLimit(keys.size());
-            for (byte[] qual : decoder.qualifiers()) {
-                scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
-            }
-            return scan;
+            return scan.addFamily(TableLayout.COUNTER_FAMILY); // base and writer cells (CounterValues)
         }
 
         Map<GroupKey, long[]> scan(int salt) throws IOException {

@@ -1,5 +1,6 @@
 package io.adreport.report.query;
 
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
@@ -519,7 +520,7 @@ public final class RankedTopN {
                     } else if (width > 1 || !l.done) {
                         if (l.period.month() == null) {
                             Get g = new Get(codec.counterKey(rollup, Granularity.DAY, l.period.first().toEpochDay() * 1440, c.series));
-                            plan.columns().forEach(col -> g.addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(col)));
+                            g.addFamily(TableLayout.COUNTER_FAMILY); // base and writer cells (CounterValues)
                             dayGets.add(g);
                             dayOwners.add(c);
                         } else {
@@ -534,8 +535,8 @@ public final class RankedTopN {
             List<Future<Result[]>> dayFutures = submit(layout.counterTable(rollup), dayGets);
             List<Future<Result[]>> monthFutures = submit(layout.rankedIndexTable(), monthGets);
             randomGets.add(dayGets.size() + monthGets.size());
-            collect(dayFutures, dayOwners, TableLayout.COUNTER_FAMILY);
-            collect(monthFutures, monthOwners, F);
+            collect(dayFutures, dayOwners);
+            collect(monthFutures, monthOwners);
             for (Cand c : series) {
                 c.lower = c.exact[sortColumn];
             }
@@ -554,18 +555,13 @@ public final class RankedTopN {
             return futures;
         }
 
-        private void collect(List<Future<Result[]>> futures, List<Cand> owners, byte[] family) {
+        private void collect(List<Future<Result[]>> futures, List<Cand> owners) {
             byte[][] quals = plan.columns().stream().map(Bytes::toBytes).toArray(byte[][]::new);
             for (int f = 0; f < futures.size(); f++) {
                 Result[] results = ReadFailure.await(futures.get(f), deadline - System.nanoTime(), timeout);
                 for (int i = 0; i < results.length; i++) {
                     long[] sum = owners.get(f * GET_CHUNK + i).exact;
-                    for (int c = 0; c < width; c++) {
-                        byte[] v = results[i].getValue(family, quals[c]);
-                        if (v != null && v.length == 8) {
-                            sum[c] += Bytes.toLong(v);
-                        }
-                    }
+                    CounterValues.addTo(results[i], quals, sum); // one family per result: counter rows or month-series rows
                 }
             }
         }

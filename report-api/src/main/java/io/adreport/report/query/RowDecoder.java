@@ -1,5 +1,6 @@
 package io.adreport.report.query;
 
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -72,9 +73,7 @@ final class RowDecoder {
 
     /** Adds the columns read and the server-side tenant / leading-filter match to {@code scan}. */
     Scan confine(Scan scan) {
-        for (byte[] qual : qualifiers) {
-            scan.addColumn(TableLayout.COUNTER_FAMILY, qual);
-        }
+        scan.addFamily(TableLayout.COUNTER_FAMILY); // a metric's value is its base cell plus its writer cells (CounterValues)
         if (fixedPrefix != null) {
             scan.setFilter(new RowFilter(CompareOperator.EQUAL,
                     new BinaryComponentComparator(fixedPrefix, RowKeyCodec.COUNTER_VALUES_OFFSET)));
@@ -107,12 +106,7 @@ final class RowDecoder {
 
     /** Adds the row's counters to {@code sum} (a missing or malformed cell counts 0). */
     void addTo(long[] sum, Result r) {
-        for (int i = 0; i < qualifiers.length; i++) {
-            byte[] v = r.getValue(TableLayout.COUNTER_FAMILY, qualifiers[i]);
-            if (v != null && v.length == Bytes.SIZEOF_LONG) {
-                sum[i] += Bytes.toLong(v);
-            }
-        }
+        CounterValues.addTo(r, qualifiers, sum);
     }
 
     /**

@@ -1,0 +1,103 @@
+package io.adreport.aggregator.flush;
+
+import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * This aggregator's writer cells ({@code CounterValues}): the running total it has counted into
+ * each counter row under its current writer id, so that a flush writes absolute totals by plain
+ * Puts instead of sending Increments (the region server then does no read-modify-write, and a
+ * batch of Puts is one WAL append and sync where Increments are applied one by one).
+ *
+ * <p><b>Bounded.</b> It remembers at most {@code maxRows} rows. When a flush would take it past
+ * that, it starts over: it forgets every row and draws a new writer id, so later flushes write new
+ * writer cells whose totals start at 0; the old cells keep their totals, and a metric's value is
+ * the sum of all its cells. A row touched again after a start-over holds one writer cell more.
+ *
+ * <p><b>Order.</b> Each flush's Puts carry one explicit timestamp, later than every earlier
+ * flush's (and at least the wall clock's time), so a Put of an earlier flush that reaches the server
+ * late (a call that timed out on the client) can never hide a newer total of the same cell.
+ *
+ * <p>Writer ids are random 64-bit numbers drawn per start (process or start-over): two writers
+ * share one with probability ~2^-64 per pair. Used by the flush thread only (flushes never
+ * overlap); not thread-safe.
+ */
+final class WriterTotals {
+    private final int maxRows;
+    private final LongSupplier ids;
+    private final LongSupplier millis;
+    private final Map<Key, long[]> totals = new HashMap<>();
+    private long writer;
+    private long lastTimestamp;
+    private long startsOver;
+
+    private record Key(int table, byte[] row) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.table == table && Arrays.equals(k.row, row);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * table + Arrays.hashCode(row);
+        }
+    }
+
+    /** {@code millis}: the region servers' kind of clock (wall time), not the business clock: cell versions are compared there. */
+    WriterTotals(int maxRows, LongSupplier ids, LongSupplier millis) {
+        if (maxRows < 1) {
+            throw new IllegalArgumentException("maxRows must be at least 1: " + maxRows);
+        }
+        this.maxRows = maxRows;
+        this.ids = ids;
+        this.millis = millis;
+        this.writer = ids.getAsLong();
+    }
+
+    /**
+     * Starts a flush that adds at most {@code rows} rows (starting over first when they might not
+     * fit) and returns the timestamp its Puts carry.
+     */
+    long begin(int rows) {
+        if (totals.size() + rows > maxRows && !totals.isEmpty()) {
+            totals.clear();
+            writer = ids.getAsLong();
+            startsOver++;
+        }
+        lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
+        return lastTimestamp;
+    }
+
+    /** The current writer id (changes only in {@link #begin}). */
+    long writer() {
+        return writer;
+    }
+
+    /** How many times this writer started over under a new id. */
+    long startsOver() {
+        return startsOver;
+    }
+
+    /** Rows remembered. */
+    int rows() {
+        return totals.size();
+    }
+
+    /**
+     * Adds a drained row's deltas to its totals and returns them, one slot per column (the map's
+     * own array: read it before the row's next add).
+     */
+    long[] add(RowCells rc, int columns) {
+        long[] t = totals.computeIfAbsent(new Key(rc.table(), rc.row()), k -> new long[columns]);
+        int touched = rc.touchedColumns();
+        for (int c = 0; c < columns; c++) {
+            if ((touched & (1 << c)) != 0) {
+                t[c] += rc.delta(c);
+            }
+        }
+        return t;
+    }
+}

@@ -88,6 +88,10 @@ public final class Flusher {
                    Durability durability, AggregatorMetrics metrics, SendGate gate, LongPredicate closed,
                    int maxWriterRows) {
         this.totals = new WriterTotals(maxWriterRows, new SecureRandom()::nextLong, EnvironmentEdgeManager::currentTime);
+        metrics.registry().gauge("adreport_writer_rows", "Counter rows whose running totals this aggregator remembers for its writer cells",
+                totals::rows);
+        metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
+                + "writer id to bound that memory (each adds a cell to the rows it touches afterwards)", totals::startsOver);
         this.durability = durability;
         this.gate = gate;
         this.closed = closed;

@@ -23,7 +23,12 @@ import java.util.function.LongSupplier;
  *
  * <p>Writer ids are random 64-bit numbers drawn per start (process or start-over): two writers
  * share one with probability ~2^-64 per pair. Used by the flush thread only (flushes never
- * overlap); not thread-safe.
+ * overlap); not thread-safe, except that the metrics endpoint may read {@link #rows} and
+ * {@link #startsOver} at any time (approximate values).
+ *
+ * <p>A generation with more rows than {@code maxRows} starts over at every flush (a wide back-fill
+ * with a huge buffer): its rows then gain a writer cell per flush until the nightly job folds the
+ * metrics it corrects. {@code adreport_writer_starts_over} shows it.
  */
 final class WriterTotals {
     private final int maxRows;
@@ -32,7 +37,7 @@ final class WriterTotals {
     private final Map<Key, long[]> totals = new HashMap<>();
     private long writer;
     private long lastTimestamp;
-    private long startsOver;
+    private volatile long startsOver; // read by the metrics endpoint
 
     private record Key(int table, byte[] row) {
         @Override

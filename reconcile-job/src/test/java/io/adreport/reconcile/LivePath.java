@@ -176,28 +176,14 @@ final class LivePath {
         return out;
     }
 
-    /** Stored metric cells of {@code day} (value bytes as stored), from a full scan. */
+    /** Stored base cells of {@code day}'s metrics (value bytes as stored), from a full scan. */
     Map<Cell, byte[]> cellsOfDay(LocalDate day) {
-        long from = day.toEpochDay() * 1440;
         Map<Cell, byte[]> out = new HashMap<>();
-        for (String rollup : Recount.ROLLUPS.keySet()) {
-            try (Table t = connection.getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
-                for (Result r : rs) {
-                    long minute = keys.parseCounterKey(r.getRow()).bucketMinute();
-                    if (minute < from || minute >= from + 1440) {
-                        continue;
-                    }
-                    for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
-                        String q = Bytes.toString(CellUtil.cloneQualifier(c));
-                        if (layout.cube().metric(q).isPresent()) {
-                            out.put(new Cell(rollup, Recount.hex(r.getRow()), q), CellUtil.cloneValue(c));
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        forEachCellOfDay(day, (cell, c) -> {
+            if (c.getQualifierLength() == cell.metric().length()) { // not a writer cell
+                out.put(cell, CellUtil.cloneValue(c));
             }
-        }
+        });
         return out;
     }
 

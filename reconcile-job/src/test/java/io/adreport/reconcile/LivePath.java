@@ -190,8 +190,8 @@ final class LivePath {
     /**
      * Moves the live counts of {@code day} into writer cells, as live aggregators write them
      * (qualifier = metric name, a 0 byte, an 8-byte writer id), keeping every metric's sum: per
-     * 8-byte cell, at random, left alone, split between the base cell and one writer cell, or
-     * held by two writer cells alone (the base cell deleted).
+     * 8-byte cell, at random, left alone, split between the base cell and one writer cell, held
+     * by two writer cells alone (the base cell deleted), or split between the base cell and six.
      */
     void splitIntoWriterCells(LocalDate day, java.util.Random rnd) {
         for (Map.Entry<Cell, byte[]> c : cellsOfDay(day).entrySet()) {
@@ -202,7 +202,7 @@ final class LivePath {
             byte[] row = HexFormat.of().parseHex(c.getKey().rowHex());
             byte[] base = Bytes.toBytes(c.getKey().metric());
             Put p = new Put(row);
-            switch (rnd.nextInt(3)) {
+            switch (rnd.nextInt(4)) {
                 case 0 -> {
                     continue;
                 }
@@ -211,11 +211,18 @@ final class LivePath {
                     p.addColumn(TableLayout.COUNTER_FAMILY, base, Bytes.toBytes(v - a));
                     p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x1111L), Bytes.toBytes(a));
                 }
-                default -> {
+                case 2 -> {
                     long a = v / 3;
                     deleteCell(c.getKey().rollup(), row, c.getKey().metric());
                     p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x2222L), Bytes.toBytes(v - a));
                     p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x3333L), Bytes.toBytes(a));
+                }
+                default -> { // six writers (restarts, start-overs): more than the job leaves in place
+                    long a = v / 6;
+                    p.addColumn(TableLayout.COUNTER_FAMILY, base, Bytes.toBytes(v - 6 * a));
+                    for (long w = 1; w <= 6; w++) {
+                        p.addColumn(TableLayout.COUNTER_FAMILY, writer(base, 0x4400L + w), Bytes.toBytes(a));
+                    }
                 }
             }
             put(layout.counterTable(c.getKey().rollup()).getNameAsString(), p);
@@ -237,12 +244,12 @@ final class LivePath {
         return out;
     }
 
-    /** The metrics of {@code day} that hold at least one writer cell. */
-    java.util.Set<Cell> writerCellsOfDay(LocalDate day) {
-        java.util.Set<Cell> out = new java.util.HashSet<>();
+    /** The metrics of {@code day} that hold at least one writer cell, and how many they hold. */
+    Map<Cell, Integer> writerCellsOfDay(LocalDate day) {
+        Map<Cell, Integer> out = new HashMap<>();
         forEachCellOfDay(day, (cell, c) -> {
             if (c.getQualifierLength() > cell.metric().length()) {
-                out.add(cell);
+                out.merge(cell, 1, Integer::sum);
             }
         });
         return out;

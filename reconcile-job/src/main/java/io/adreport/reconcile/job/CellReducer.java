@@ -26,7 +26,10 @@ import org.apache.hadoop.mapreduce.Reducer;
  * ({@link Bytes#toBytes(long)}, 8 bytes big-endian), or a Delete of a cell that no event of the
  * day counts in; either way the metric's writer cells are deleted (as of the correction's
  * timestamp), so the base cell alone holds the exact value. An equal cell is not written, writer
- * cells and all, so a second run over unchanged data writes none.
+ * cells and all, so a second run over unchanged data writes none. A right value held by more
+ * than {@value #MAX_WRITER_CELLS} writer cells is folded all the same ({@code CELLS_FOLDED}, not a
+ * correction): restarts and writer start-overs add cells to a row, and the nightly job bounds
+ * what a read of a closed day sums.
  *
  * <p>Stored values are not shuffled: this task owns the counter salt buckets
  * {@link CellPartitioner} sends it, reads their stored rows of the day with {@link StoredCells}
@@ -67,11 +70,17 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private TableLayout layout;
     private int bulkMinCells;
     private long taskStart;
+    /** Writer cells a metric may keep when its value is right; more are folded into the base cell. */
+    static final int MAX_WRITER_CELLS = 4;
+
     private final List<Correction> held = new ArrayList<>();
+    private long folded;
+    private long foldedBulk;
     private BulkCorrections bulk;
 
     /** A correction held while the task decides its write path. */
-    private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp, List<byte[]> writers) {
+    private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp, List<byte[]> writers,
+                              boolean fold) {
     }
 
     @Override
@@ -134,15 +143,20 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             checked[rollup]++;
             boolean stale = expected == 0 && exists;
             boolean wrong = expected != 0 && (!exists || row.damaged(column) || storedValue != expected);
-            if (!stale && !wrong) {
+            boolean fold = !stale && !wrong && row.writerQualifiers(column).size() > MAX_WRITER_CELLS;
+            if (!stale && !wrong && !fold) {
                 continue;
             }
-            long d = Math.abs(expected - storedValue);
-            corrected[rollup]++;
-            drift[rollup] += d;
-            maxDrift[rollup] = Math.max(maxDrift[rollup], d);
-            if (stale) {
-                deleted[rollup]++;
+            if (fold) {
+                folded++;
+            } else {
+                long d = Math.abs(expected - storedValue);
+                corrected[rollup]++;
+                drift[rollup] += d;
+                maxDrift[rollup] = Math.max(maxDrift[rollup], d);
+                if (stale) {
+                    deleted[rollup]++;
+                }
             }
             if (dryRun) {
                 continue;
@@ -154,6 +168,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             List<byte[]> writers = row.writerQualifiers(column); // folded into the base cell: deleted by the same timestamp
             if (bulk != null) {
                 bulk.add(rollup, rowKey, column, expected, stale, timestamp, writers);
+                foldedBulk += fold ? 1 : 0;
             } else if (bulkMinCells < 0) {
                 byte[] qualifier = cells.qualifier(column);
                 if (stale) {
@@ -165,13 +180,14 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                     delete = (delete == null ? new Delete(rowKey) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, timestamp);
                 }
             } else {
-                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers));
+                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, fold));
                 if (held.size() >= Math.max(1, bulkMinCells)) {
                     bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
                             new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
                             ctx.getTaskAttemptID().toString());
                     for (Correction c : held) {
                         bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp(), c.writers());
+                        foldedBulk += c.fold() ? 1 : 0;
                     }
                     held.clear();
                 }
@@ -230,7 +246,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 settle(stored.key(), 0, stored.key().length, stored.value(), ctx);
                 stored.advance();
             }
-            ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx));
+            ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
+            ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
         } finally {
             try {
                 if (bulk != null) {

@@ -36,6 +36,11 @@ public enum ReconcileCounter {
     CELLS_BULK_LOADED,
     /** HFiles of corrections bulk-loaded (one per counter table and region a reduce task corrected). */
     HFILES_LOADED,
+    /**
+     * Cells whose value was right but held by more than {@code CellReducer.MAX_WRITER_CELLS} live
+     * writer cells: rewritten as the base cell alone (not counted as corrected, nor as bulk-loaded).
+     */
+    CELLS_FOLDED,
     /** Sum over cells of |expected - stored| (a missing cell stores 0). */
     ABSOLUTE_DRIFT
 }

@@ -27,7 +27,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 public final class CounterValues {
     /** The byte between a metric's name and a writer id; metric names never contain it. */
-    public static final byte WRITER_MARK = 0;
+    private static final byte WRITER_MARK = 0;
     private static final int WRITER_SUFFIX = 1 + Bytes.SIZEOF_LONG;
 
     private CounterValues() {
@@ -84,15 +84,8 @@ public final class CounterValues {
 
     /** The row's value of one metric (base qualifier {@code metric}); 0 when it has no cell of it. */
     public static long value(Result r, byte[] metric) {
-        long sum = 0;
-        for (Cell c : r.rawCells()) {
-            int len = c.getQualifierLength();
-            if ((len == metric.length || len == metric.length + WRITER_SUFFIX
-                    && c.getQualifierArray()[c.getQualifierOffset() + metric.length] == WRITER_MARK)
-                    && Bytes.equals(metric, 0, metric.length, c.getQualifierArray(), c.getQualifierOffset(), metric.length)) {
-                sum += valueOf(c);
-            }
-        }
-        return sum;
+        long[] sum = new long[1];
+        addTo(r, new byte[][] {metric}, sum);
+        return sum[0];
     }
 }

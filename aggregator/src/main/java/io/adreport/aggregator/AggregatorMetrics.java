@@ -46,7 +46,7 @@ public final class AggregatorMetrics {
         cellsSent = registry.counter("adreport_increment_cells_sent_total", "Counter cells sent to HBase (writer cells; naive mode: Increment cells)");
         flushFailures = registry.counter("adreport_flush_failures_total", "Counter flush batches (or naive increments) that failed");
         cellsUnapplied = registry.counter("adreport_increment_cells_unapplied_total",
-                "Counter cells whose increment failed or has an uncertain outcome; never resent, the nightly job restores them");
+                "Counter cells whose write failed or has an uncertain outcome; not resent, the row's next flush or the nightly job restores them");
         cellsDroppedClosedDay = registry.counter("adreport_increment_cells_dropped_closed_day_total",
                 "Counter cells not sent because their day is closing or reconciled");
         rawWriteSeconds = registry.histogram("adreport_raw_write_seconds", "Group commit to the raw table: existence reads + puts",

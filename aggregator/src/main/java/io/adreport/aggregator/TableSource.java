@@ -10,8 +10,9 @@ import org.apache.hadoop.hbase.client.Table;
 /**
  * Where the aggregator gets its {@link Table}s: one lightweight Table per use over the one
  * shared {@link Connection} and one shared thread pool ({@link TimedTables}), with an operation
- * timeout so that an unreachable HBase turns into a timely 503 rather than a hung request. Also the seam for fault injection in tests (a
- * wrapping source that fails or delays some calls), never a mock of HBase.
+ * timeout so that an unreachable HBase turns into a timely 503 rather than a hung request. Also
+ * the seam for fault injection in tests (a wrapping source that fails or delays some calls),
+ * never a mock of HBase.
  */
 @FunctionalInterface
 public interface TableSource {

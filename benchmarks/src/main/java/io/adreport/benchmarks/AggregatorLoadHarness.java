@@ -5,6 +5,7 @@ import io.adreport.client.IngestClient;
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.AggregatorMetrics;
+import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Granularity;
@@ -222,7 +223,7 @@ public final class AggregatorLoadHarness {
         try (Table t = connection.getTable(layout.counterTable("network")); ResultScanner rs = t.getScanner(new Scan())) {
             for (org.apache.hadoop.hbase.client.Result r : rs) {
                 if (codec.parseCounterKey(r.getRow()).granularity() == Granularity.DAY) {
-                    sum += io.adreport.schema.counting.CounterValues.value(r, IMPRESSIONS); // base and writer cells
+                    sum += CounterValues.value(r, IMPRESSIONS); // base and writer cells
                 }
             }
         }

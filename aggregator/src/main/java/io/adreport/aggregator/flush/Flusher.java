@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * Sends one drained buffer generation to HBase as writer cells: for each counter row, one Put of
  * this aggregator's absolute running totals of the row's touched metrics ({@link WriterTotals},
  * {@code CounterValues}), all Puts of one flush under one timestamp. A Put costs the region server
- * no read-modify-write, and a batch of Puts is one WAL append and sync, where Increments were
- * applied and synced one by one.
+ * no read-modify-write, and the Puts of one call go to each region as one mini-batch with one WAL
+ * sync, where Increments were applied and synced one by one.
  *
  * <p>Batching: one Put per counter row (the buffer holds one entry per row), grouped by
  * table and UTC day into {@code Table.batch} calls of at most {@code batchRows}, run as many at a

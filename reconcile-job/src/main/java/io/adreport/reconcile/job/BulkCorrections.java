@@ -47,9 +47,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * <p><b>Which cell wins.</b> A correction is a Put of the exact value or, for a stale cell (stored,
  * recount 0), a DeleteColumn marker in the same file; the metric's writer cells, if any, get a
- * DeleteColumn marker each (the exact value now lives in the base cell alone). Its timestamp is given by the reducer:
- * newer than the stored cell it replaces and than the task's start on HBase's clock, so it wins
- * over every live Increment cell of the closed day and over delete markers of earlier runs. On
+ * DeleteColumn marker each (the exact value now lives in the base cell alone). Its timestamp is
+ * given by the reducer: newer than the newest stored cell of the metric and than the task's start
+ * on HBase's clock, so it wins over every live cell of the closed day and over delete markers of
+ * earlier runs. On
  * an equal timestamp HBase orders by sequence id; the load asks for one
  * ({@link BulkLoadHFiles#ASSIGN_SEQ_IDS}), which places the file after everything already in the
  * region (the region flushes first), so a tie goes to the correction too.

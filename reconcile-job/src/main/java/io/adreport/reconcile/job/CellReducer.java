@@ -54,6 +54,9 @@ import org.apache.hadoop.mapreduce.Reducer;
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
  */
 final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, ImmutableBytesWritable, Mutation> {
+    /** Writer cells a metric may keep when its value is right; more are folded into the base cell. */
+    static final int MAX_WRITER_CELLS = 4;
+
     private final RowCells merged = new RowCells();
     private List<Rollup> rollups;
     private CounterCells cells;
@@ -70,9 +73,6 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private TableLayout layout;
     private int bulkMinCells;
     private long taskStart;
-    /** Writer cells a metric may keep when its value is right; more are folded into the base cell. */
-    static final int MAX_WRITER_CELLS = 4;
-
     private final List<Correction> held = new ArrayList<>();
     private long folded;
     private long foldedBulk;
@@ -143,7 +143,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             checked[rollup]++;
             boolean stale = expected == 0 && exists;
             boolean wrong = expected != 0 && (!exists || row.damaged(column) || storedValue != expected);
-            boolean fold = !stale && !wrong && row.writerQualifiers(column).size() > MAX_WRITER_CELLS;
+            List<byte[]> writers = row.writerQualifiers(column); // folded into the base cell: deleted by the correction's timestamp
+            boolean fold = !stale && !wrong && writers.size() > MAX_WRITER_CELLS;
             if (!stale && !wrong && !fold) {
                 continue;
             }
@@ -165,7 +166,6 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 rowKey = RowKeys.row(k, off, len);
             }
             long timestamp = Math.max(taskStart, exists ? row.timestamp(column) + 1 : 0);
-            List<byte[]> writers = row.writerQualifiers(column); // folded into the base cell: deleted by the same timestamp
             if (bulk != null) {
                 bulk.add(rollup, rowKey, column, expected, stale, timestamp, writers);
                 foldedBulk += fold ? 1 : 0;
@@ -176,9 +176,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 } else {
                     put = (put == null ? new Put(rowKey) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(expected));
                 }
-                for (byte[] w : writers) {
-                    delete = (delete == null ? new Delete(rowKey) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, timestamp);
-                }
+                delete = deleteWriters(delete, rowKey, writers, timestamp);
             } else {
                 held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, fold));
                 if (held.size() >= Math.max(1, bulkMinCells)) {
@@ -201,6 +199,14 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         }
     }
 
+    /** {@code delete} (created when null and needed) with DeleteColumn markers of {@code writers} as of {@code timestamp}. */
+    private static Delete deleteWriters(Delete delete, byte[] row, List<byte[]> writers, long timestamp) {
+        for (byte[] w : writers) {
+            delete = (delete == null ? new Delete(row) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, timestamp);
+        }
+        return delete;
+    }
+
     /** The held corrections as Puts/Deletes, or the task's HFiles loaded; returns the cells bulk-loaded. */
     private long writeCorrections(Context ctx) throws IOException, InterruptedException {
         if (bulk == null) {
@@ -218,9 +224,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                     } else {
                         put = (put == null ? new Put(c.row()) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(c.value()));
                     }
-                    for (byte[] w : c.writers()) {
-                        delete = (delete == null ? new Delete(c.row()) : delete).addColumns(TableLayout.COUNTER_FAMILY, w, c.timestamp());
-                    }
+                    delete = deleteWriters(delete, c.row(), c.writers(), c.timestamp());
                 }
                 if (put != null) {
                     ctx.write(tables[first.rollup()], put);

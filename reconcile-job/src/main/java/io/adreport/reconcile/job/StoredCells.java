@@ -53,10 +53,7 @@ final class StoredCells implements Closeable {
     StoredCells(Connection connection, TableLayout layout, CounterCells cells, LocalDate day, int partition, int partitions,
                 Counter rowsRead, Counter foreign, Counter damaged) throws IOException {
         this.connection = connection;
-        this.metrics = new byte[cells.columns()][];
-        for (int i = 0; i < metrics.length; i++) {
-            metrics[i] = cells.qualifier(i);
-        }
+        this.metrics = cells.qualifiers();
         this.rowsRead = rowsRead;
         this.foreign = foreign;
         this.damaged = damaged;

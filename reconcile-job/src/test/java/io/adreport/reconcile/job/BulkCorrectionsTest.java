@@ -44,8 +44,8 @@ class BulkCorrectionsTest {
         TableLayout layout = tables(hbase, "tie");
         CounterCells cells = new CounterCells(CUBE, new RowKeyCodec(CUBE));
         Rollup network = CUBE.rollup("network").orElseThrow();
-        int impressions = cells.column(Bytes.toBytes("impressions"), 0, "impressions".length());
-        int clicks = cells.column(Bytes.toBytes("clicks"), 0, "clicks".length());
+        int impressions = cells.column("impressions");
+        int clicks = cells.column("clicks");
         byte[] flushed = row(network, 0);
         byte[] inMemstore = row(network, 60);
         long t = System.currentTimeMillis() - 60_000; // within the tables' TTL
@@ -83,7 +83,7 @@ class BulkCorrectionsTest {
         CounterCells cells = new CounterCells(CUBE, new RowKeyCodec(CUBE));
         Rollup advertiser = CUBE.rollup("advertiser").orElseThrow();
         int rollup = CUBE.rollups().indexOf(advertiser);
-        int impressions = cells.column(Bytes.toBytes("impressions"), 0, "impressions".length());
+        int impressions = cells.column("impressions");
         java.util.TreeMap<byte[], Integer> rows = new java.util.TreeMap<>(Bytes.BYTES_COMPARATOR);
         for (int a = 0; a < 40; a++) {
             rows.put(new RowKeyCodec(CUBE).counterKey(advertiser, Granularity.DAY, D.toEpochDay() * 1440, List.of("adv" + a)), a);

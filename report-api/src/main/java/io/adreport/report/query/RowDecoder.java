@@ -62,11 +62,6 @@ final class RowDecoder {
         this.filterValues = values.toArray(String[]::new);
     }
 
-    /** Columns read, in {@code plan.columns()} order. */
-    byte[][] qualifiers() {
-        return qualifiers;
-    }
-
     int width() {
         return qualifiers.length;
     }

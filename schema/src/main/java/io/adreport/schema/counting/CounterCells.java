@@ -84,14 +84,15 @@ public final class CounterCells {
         return qualifiers[column];
     }
 
-    /** Column index of a qualifier, or -1 when it is no metric of the cube. */
-    public int column(byte[] qualifier, int offset, int length) {
-        for (int i = 0; i < qualifiers.length; i++) {
-            if (Bytes.equals(qualifiers[i], 0, qualifiers[i].length, qualifier, offset, length)) {
-                return i;
-            }
-        }
-        return -1;
+    /** The base qualifiers of all metric columns, by column index (a copy); stored cells parse with {@link CounterValues}. */
+    public byte[][] qualifiers() {
+        return qualifiers.clone();
+    }
+
+    /** Column index of a metric, or -1 when it is no metric of the cube. */
+    public int column(String metric) {
+        Integer i = columnIndex.get(metric);
+        return i == null ? -1 : i;
     }
 
     public Rollup rollup(int table) {

@@ -34,13 +34,14 @@ import org.apache.hadoop.hbase.client.Durability;
  * @param instances         aggregator processes that may receive the same event (more than 1: put-if-absent raw writes)
  * @param flushTimeout      operation timeout of one counter flush call ({@code Table.batch} of Increments)
  * @param spendFlushInterval longest time an impression's cost waits in memory before it reaches the spend rows
+ * @param advertisedUrl     base URL where readers reach this aggregator's live counts (empty: this host's address and the ingest port)
  */
 public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int bufferMaxCells, Duration blockTimeout,
                                Duration dayClosePoll, Duration heartbeatInterval, int dayCloseWindow, String aggregatorId,
                                int writerThreads, int writeBatchMax, int queueEvents, int flushBatchRows,
                                int flushConcurrency, Duration hbaseTimeout, Durability flushDurability, int dedupFilterDays,
                                long dedupFilterMaxBytes, Duration bufferMaxAge, int instances,
-                               Duration flushTimeout, Duration spendFlushInterval) {
+                               Duration flushTimeout, Duration spendFlushInterval, String advertisedUrl) {
 
     /** How live counters are written; {@code PUT_ONLY} writes none (benchmarks only). */
     public enum Mode {
@@ -123,6 +124,12 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
                             + "is stored and counted once across instances, at about 4x the cost of a plain put; the dedup "
                             + "filter is then off. Each instance needs its own aggregator.id")
+            .define("ingest.advertised.url", Type.STRING, "", "empty, or http(s)://host:port",
+                    v -> v.isEmpty() || v.matches("https?://[^/\\s]+"),
+                    "Base URL where the report API reaches this aggregator's live counts (POST /internal/live-counters on "
+                            + "the ingest port), recorded in its heartbeat: reports add the counts not yet flushed, so they are "
+                            + "fresh whatever flush.interval.ms. Empty: http://, this host's address, the ingest port. Set it "
+                            + "when the report API reaches this host by another name")
             .define("spend.flush.ms", Type.DURATION_MS, "250", "10..1000", ConfigDef.between(10, 1000),
                     "Longest time an impression's cost waits in memory before it is added to the campaign's spend row "
                             + "(its own small flush, never behind the counter flush); with serve.pacing.interval.ms it bounds "
@@ -133,7 +140,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 || heartbeatInterval == null || hbaseTimeout == null || flushTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
-        if (spendFlushInterval == null) {
+        if (spendFlushInterval == null || advertisedUrl == null) {
             throw new IllegalArgumentException("every aggregator setting is required");
         }
         if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
@@ -168,12 +175,26 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                 Durability.valueOf(v.string("flush.durability").toUpperCase(java.util.Locale.ROOT)),
                 v.integer("raw.dedup.filter.days"), v.integer("raw.dedup.filter.max.mb") * (1L << 20),
                 v.millis("buffer.max.age.ms"), v.integer("aggregator.instances"), v.millis("flush.timeout.ms"),
-                v.millis("spend.flush.ms"));
+                v.millis("spend.flush.ms"), v.string("ingest.advertised.url"));
     }
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */
     public static AggregatorConfig of(Map<String, String> overrides) {
         return from(DEF.parse(Map.of(), Map.of(), overrides));
+    }
+
+    /** The base URL to advertise once the ingest server listens on {@code port}. */
+    public String advertisedUrl(int boundPort) {
+        if (!advertisedUrl.isEmpty()) {
+            return advertisedUrl;
+        }
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostAddress();
+        } catch (Exception e) {
+            host = "127.0.0.1";
+        }
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + boundPort;
     }
 
     static String defaultId() {

@@ -23,10 +23,12 @@ import java.util.Map;
  * @param keyCache         how long an API key lookup (positive or negative) is cached; a
  *                         revocation takes effect within this time
  * @param keyCacheSize     most cached key lookups
+ * @param liveTimeout      deadline of each step of the live-counts exchange with the aggregators
+ *                         (zero: reports read flushed counters only)
  */
 public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int maxResultRows, int maxLimit,
                            int maxPointGets, int queryThreads, int queryQueue, Duration queryTimeout,
-                           Duration keyCache, int keyCacheSize) {
+                           Duration keyCache, int keyCacheSize, Duration liveTimeout) {
 
     public static final ConfigDef DEF = new ConfigDef("Report API")
             .define("report.port", Type.INT, "8080", "0..65535 (0: any free port)", ConfigDef.between(0, 65535),
@@ -50,11 +52,19 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
             .define("report.key.cache.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
                     "API key lookups are cached this long; a revoked key stops working within it")
             .define("report.key.cache.size", Type.INT, "10000", "1..1000000", ConfigDef.between(1, 1_000_000),
-                    "Most cached API key lookups");
+                    "Most cached API key lookups")
+            .define("report.live.timeout.ms", Type.DURATION_MS, "500", "0 (off)..10000", ConfigDef.between(0, 10_000),
+                    "Reports add what each live aggregator has counted but not flushed yet (its live counts, asked over HTTP "
+                            + "before and after the HBase read), so a report shows every event acknowledged before it was asked, "
+                            + "whatever flush.interval.ms. This bounds each of the two asks; an aggregator that does not answer "
+                            + "in time shows its counts as of its last flush. 0 turns live counts off");
 
     public ReportConfig {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("report.port must be 0..65535, not " + port);
+        }
+        if (liveTimeout == null || liveTimeout.isNegative()) {
+            throw new IllegalArgumentException("report.live.timeout.ms must be 0 or more");
         }
         if (maxRowsScanned < 1 || maxBuckets < 1 || maxResultRows < 1 || maxLimit < 1 || maxPointGets < 1
                 || queryThreads < 1 || queryQueue < 1) {
@@ -66,7 +76,8 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
         return new ReportConfig(v.integer("report.port"), v.longValue("report.max.rows.scanned"),
                 v.integer("report.max.buckets"), v.integer("report.max.result.rows"), v.integer("report.max.limit"),
                 v.integer("report.max.point.gets"), v.integer("report.query.threads"), v.integer("report.query.queue"),
-                v.millis("report.query.timeout.ms"), v.millis("report.key.cache.ms"), v.integer("report.key.cache.size"));
+                v.millis("report.query.timeout.ms"), v.millis("report.key.cache.ms"), v.integer("report.key.cache.size"),
+                v.millis("report.live.timeout.ms"));
     }
 
     /** Defaults with {@code overrides} applied (no environment), e.g. for tests and tools. */

@@ -327,6 +327,15 @@ public final class CoalescingBuffer {
         }
     }
 
+    /**
+     * Visits every row of the generation filling now (the live read). Adders go on meanwhile: a
+     * delta added before the call began is seen, a concurrent one may or may not be. Callers must
+     * keep {@link #drainGeneration} from running meanwhile (the flusher's live lock does).
+     */
+    public void forEachRow(java.util.function.Consumer<RowCells> visitor) {
+        rows.values().forEach(visitor);
+    }
+
     /** Takes everything buffered so far; later adds go to a fresh generation. */
     public List<RowCells> drain() {
         return drainGeneration().rows();

@@ -3,6 +3,7 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.schema.counting.CounterCells;
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.coalesce.GroupSums;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
@@ -134,7 +135,7 @@ public final class CoalescedCounters implements CounterWriter {
     private FlushReport flushOnce() {
         flushLock.lock();
         try {
-            CoalescingBuffer.Generation generation = buffer.drainGeneration();
+            CoalescingBuffer.Generation generation = flusher.take(buffer::drainGeneration);
             if (generation.rows().isEmpty()) {
                 return FlushReport.EMPTY;
             }
@@ -144,6 +145,19 @@ public final class CoalescedCounters implements CounterWriter {
         } finally {
             flushLock.unlock();
         }
+    }
+
+    /**
+     * This aggregator's current totals of the rows {@code request} wants ({@link Flusher#live});
+     * an unknown rollup is refused by name.
+     */
+    @Override
+    public LiveCounts.Answer live(LiveCounts.Request request) {
+        int table = cells.tableIndex(request.rollup());
+        if (table < 0) {
+            throw new IllegalArgumentException("rollup: '" + request.rollup() + "' is not a rollup of this cube");
+        }
+        return flusher.live(table, request, buffer);
     }
 
     private void wakeUp() {

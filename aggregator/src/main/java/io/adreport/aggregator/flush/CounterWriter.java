@@ -1,5 +1,6 @@
 package io.adreport.aggregator.flush;
 
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.event.Event;
 import java.util.List;
 
@@ -49,6 +50,17 @@ public interface CounterWriter extends AutoCloseable {
      *         no room (ingest answers 429)
      */
     Admission admit(List<Event> events, long timeoutNanos) throws InterruptedException;
+
+    /**
+     * This aggregator's current totals of the rows {@code request} wants, for readers that merge
+     * them with the stored counters ({@code LiveCounts}); {@link LiveCounts.Answer#NONE} when the
+     * writer keeps none (naive increments are visible once sent).
+     *
+     * @throws IllegalArgumentException naming the field when the request does not fit the cube
+     */
+    default LiveCounts.Answer live(LiveCounts.Request request) {
+        return LiveCounts.Answer.NONE;
+    }
 
     /** Sends everything counted so far and returns when it is sent (or counted as unapplied). */
     void flushNow();

@@ -2,7 +2,9 @@ package io.adreport.aggregator.flush;
 
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
+import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.CounterValues;
 import io.adreport.aggregator.dayclose.SendGate;
@@ -18,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
+import java.util.function.Supplier;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Put;
@@ -56,6 +59,14 @@ import org.slf4j.LoggerFactory;
  * flush writes totals that include it, and a total applied twice is the same total: live
  * counters can lag (until that next write or the nightly job) but never double-count.
  *
+ * <p><b>Live reads</b> ({@link #live}, {@code LiveCounts}): this writer's current total of a row
+ * is its remembered total ({@link WriterTotals}) plus the deltas not yet added to it: those of the
+ * generation taken for this flush until its Puts are built ({@link #take}), and those of the
+ * buffer's filling generation. One lock ({@code live}) covers the take, the building of a flush's
+ * Puts (totals and writer id change only there) and a live read, so a read sees every delta
+ * exactly once: in the totals, in the generation in flight, or in the buffer. Ingest never takes
+ * it; a flush holds it while it builds its Puts, not while they are sent.
+ *
  * <p>The metrics keep their names from the Increment days: {@code adreport_increments_sent_total}
  * counts the rows (Puts) sent, {@code adreport_increment_cells_sent_total} their cells.
  */
@@ -72,6 +83,8 @@ public final class Flusher {
     private final SendGate gate;
     private final LongPredicate closed;
     private final WriterTotals totals;
+    private final java.util.concurrent.locks.ReentrantLock live = new java.util.concurrent.locks.ReentrantLock();
+    private List<RowCells> inFlight = List.of(); // taken, Puts not built yet; guarded by live
     private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
     private byte[][] writerQualifiers;
 
@@ -103,28 +116,49 @@ public final class Flusher {
         this.metrics = metrics;
     }
 
+    /**
+     * Takes the next generation for {@link #send} (from {@code drain}, the buffer's), under the
+     * live lock, so that a live read finds its deltas in the buffer or here, never in neither.
+     */
+    public CoalescingBuffer.Generation take(Supplier<CoalescingBuffer.Generation> drain) {
+        live.lock();
+        try {
+            CoalescingBuffer.Generation g = drain.get();
+            inFlight = g.rows();
+            return g;
+        } finally {
+            live.unlock();
+        }
+    }
+
     /** Sends {@code rows} except those of closed days; never throws for HBase failures. */
     public FlushReport send(List<RowCells> rows) {
         long start = System.nanoTime();
         AtomicLong dropped = new AtomicLong();
-        long timestamp = totals.begin(rows.size());
-        byte[][] qualifiers = writerQualifiers();
         List<List<Write>> chunks = new ArrayList<>();
-        Map<Long, List<Write>> open = new HashMap<>(); // (table, day) -> chunk being filled
-        for (RowCells rc : rows) {
-            if (closed.test(rc.epochDay())) {
-                dropped.addAndGet(rc.cellCount());
-                continue;
+        live.lock();
+        try {
+            long timestamp = totals.begin(rows.size());
+            byte[][] qualifiers = writerQualifiers();
+            Map<Long, List<Write>> open = new HashMap<>(); // (table, day) -> chunk being filled
+            for (RowCells rc : rows) {
+                if (closed.test(rc.epochDay())) {
+                    dropped.addAndGet(rc.cellCount());
+                    continue;
+                }
+                long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
+                List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
+                chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
+                if (chunk.size() == batchRows) {
+                    chunks.add(chunk);
+                    open.remove(key);
+                }
             }
-            long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
-            List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
-            chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
-            if (chunk.size() == batchRows) {
-                chunks.add(chunk);
-                open.remove(key);
-            }
+            open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
+            inFlight = List.of(); // its deltas are in the totals now
+        } finally {
+            live.unlock();
         }
-        open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
 
         AtomicLong sentRows = new AtomicLong();
         AtomicLong sentCells = new AtomicLong();
@@ -149,6 +183,55 @@ public final class Flusher {
         long nanos = System.nanoTime() - start;
         metrics.flushSeconds.observeNanos(nanos);
         return new FlushReport(sentRows.get(), sentCells.get(), unapplied.get(), dropped.get(), nanos);
+    }
+
+    /**
+     * This writer's current total of every metric of each row of {@code table} that
+     * {@code request} wants, of days not closed: remembered totals, plus the generation in
+     * flight, plus {@code buffer}'s filling generation (see the class comment).
+     */
+    public LiveCounts.Answer live(int table, LiveCounts.Request request, CoalescingBuffer buffer) {
+        int columns = cells.columns();
+        Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
+        long writer;
+        live.lock();
+        try {
+            writer = totals.writer();
+            if (request.ranges().isEmpty()) {
+                return new LiveCounts.Answer(writer, metricNames(), List.of());
+            }
+            totals.forEach(table, (t, row, day, values) -> {
+                if (!closed.test(day) && request.wants(row)) {
+                    rows.put(java.nio.ByteBuffer.wrap(row), values.clone());
+                }
+            });
+            java.util.function.Consumer<RowCells> pending = rc -> {
+                if (rc.table() == table && !closed.test(rc.epochDay()) && request.wants(rc.row())) {
+                    long[] sum = rows.computeIfAbsent(java.nio.ByteBuffer.wrap(rc.row()), k -> new long[columns]);
+                    int touched = rc.touchedColumns();
+                    for (int c = 0; c < columns; c++) {
+                        if ((touched & (1 << c)) != 0) {
+                            sum[c] += rc.delta(c);
+                        }
+                    }
+                }
+            };
+            inFlight.forEach(pending);
+            buffer.forEachRow(pending);
+        } finally {
+            live.unlock();
+        }
+        List<LiveCounts.Row> out = new ArrayList<>(rows.size());
+        rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), v)));
+        return new LiveCounts.Answer(writer, metricNames(), out);
+    }
+
+    private List<String> metricNames() {
+        List<String> names = new ArrayList<>(cells.columns());
+        for (int c = 0; c < cells.columns(); c++) {
+            names.add(Bytes.toString(cells.qualifier(c)));
+        }
+        return names;
     }
 
     /** The Put of one row's totals: its touched metrics' writer cells. */

@@ -22,9 +22,10 @@ import java.util.function.LongSupplier;
  * late (a call that timed out on the client) can never hide a newer total of the same cell.
  *
  * <p>Writer ids are random 64-bit numbers drawn per start (process or start-over): two writers
- * share one with probability ~2^-64 per pair. Used by the flush thread only (flushes never
- * overlap); not thread-safe, except that the metrics endpoint may read {@link #rows} and
- * {@link #startsOver} at any time (approximate values).
+ * share one with probability ~2^-64 per pair. Not thread-safe: changed by the flush thread only
+ * (flushes never overlap) and read by live reads, both under the {@code Flusher}'s live lock;
+ * the metrics endpoint may read {@link #rows} and {@link #startsOver} at any time (approximate
+ * values).
  *
  * <p>A generation with more rows than {@code maxRows} starts over at every flush (a wide back-fill
  * with a huge buffer): its rows then gain a writer cell per flush until the nightly job folds the
@@ -34,7 +35,7 @@ final class WriterTotals {
     private final int maxRows;
     private final LongSupplier ids;
     private final LongSupplier millis;
-    private final Map<Key, long[]> totals = new HashMap<>();
+    private final Map<Key, Total> totals = new HashMap<>();
     private long writer;
     private long lastTimestamp;
     private volatile long startsOver; // read by the metrics endpoint
@@ -49,6 +50,16 @@ final class WriterTotals {
         public int hashCode() {
             return 31 * table + Arrays.hashCode(row);
         }
+    }
+
+    /** One row's totals, one slot per metric column, and the UTC epoch day of its bucket. */
+    private record Total(int epochDay, long[] values) {
+    }
+
+    /** Receives one remembered row: its table, key, epoch day and totals (the map's own array: read, do not keep). */
+    @FunctionalInterface
+    interface RowVisitor {
+        void row(int table, byte[] row, int epochDay, long[] totals);
     }
 
     /** {@code millis}: the region servers' kind of clock (wall time), not the business clock: cell versions are compared there. */
@@ -96,7 +107,7 @@ final class WriterTotals {
      * own array: read it before the row's next add).
      */
     long[] add(RowCells rc, int columns) {
-        long[] t = totals.computeIfAbsent(new Key(rc.table(), rc.row()), k -> new long[columns]);
+        long[] t = totals.computeIfAbsent(new Key(rc.table(), rc.row()), k -> new Total(rc.epochDay(), new long[columns])).values();
         int touched = rc.touchedColumns();
         for (int c = 0; c < columns; c++) {
             if ((touched & (1 << c)) != 0) {
@@ -104,5 +115,14 @@ final class WriterTotals {
             }
         }
         return t;
+    }
+
+    /** Visits every remembered row of {@code table} (the live read: a full pass, on the caller's lock). */
+    void forEach(int table, RowVisitor visitor) {
+        for (Map.Entry<Key, Total> e : totals.entrySet()) {
+            if (e.getKey().table == table) {
+                visitor.row(table, e.getKey().row, e.getValue().epochDay(), e.getValue().values());
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.adreport.aggregator.ingest;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.aggregator.store.RawStore;
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.event.EventParser;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
@@ -28,6 +29,16 @@ public final class IngestServer {
         app.get("/v1/pixel", c::pixel);
         app.get("/healthz", c::healthz);
         app.get("/metrics", c::metrics);
+        // The live-counts exchange (LiveCounts): the report API asks for the totals not yet flushed.
+        app.post(LiveCounts.PATH, ctx -> {
+            LiveCounts.Answer answer;
+            try {
+                answer = counters.live(LiveCounts.decodeRequest(ctx.bodyAsBytes()));
+            } catch (IllegalArgumentException e) {
+                throw new IngestError(400, e.getMessage());
+            }
+            ctx.contentType(LiveCounts.CONTENT_TYPE).result(LiveCounts.encode(answer));
+        });
         app.exception(IngestError.class, (e, ctx) -> {
             if (e.status == 429 || e.status == 503) {
                 ctx.header("Retry-After", "1");

@@ -36,6 +36,11 @@ public final class SpendCounting implements CounterWriter {
     }
 
     @Override
+    public io.adreport.schema.counting.LiveCounts.Answer live(io.adreport.schema.counting.LiveCounts.Request request) {
+        return counters.live(request);
+    }
+
+    @Override
     public void flushNow() {
         spend.flushNow();
         counters.flushNow();

@@ -6,6 +6,7 @@ import io.adreport.report.auth.AccessPolicy;
 import io.adreport.report.auth.ApiKeys;
 import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.CounterReader;
+import io.adreport.report.query.LiveReads;
 import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.RankedTopN;
@@ -118,8 +119,10 @@ public final class ReportApi {
         ReportParams params = new ReportParams(deps.cube(), cfg.maxLimit());
         QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
         AsyncReads async = new AsyncReads(deps.connection(), cfg.queryTimeout());
+        LiveReads live = cfg.liveTimeout().isZero() ? LiveReads.OFF
+                : new LiveReads(deps.meta()::aggregators, deps.clock(), cfg.liveTimeout(), deps.metrics());
         CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
-                cfg.queryTimeout(), deps.metrics());
+                cfg.queryTimeout(), deps.metrics(), live);
         RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.meta(), planner, counters,
                 executor, cfg.queryTimeout(), RANKED_MAX_CANDIDATES, deps.metrics());
         ReportEngine engine = new ReportEngine(deps.cube(), planner, counters, cfg.maxResultRows(), ranked, deps.metrics());

@@ -1,5 +1,6 @@
 package io.adreport.report.query;
 
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;
@@ -9,11 +10,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,6 +49,13 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p><b>Concurrency.</b> Stateless between calls; each task fills its own map, and only the
  * request thread merges. The executor is owned by the caller (one per process).
  *
+ * <p><b>Live counts.</b> With {@link LiveReads}, a report also sees what the aggregators have
+ * counted but not flushed yet ({@code LiveCounts} has the protocol): before reading it asks each
+ * live aggregator for its writer id; while reading it keeps, per row, the stored cells of those
+ * writers (a stash bounded like the rows read); after reading it asks for their current totals of
+ * the same ranges and adds, per row and writer, the total minus the stored cell. Rows of days
+ * already closed are not in any answer, so a reconciled day reads as stored.
+ *
  * <p><b>Failure.</b> An HBase error or a read slower than the timeout becomes a
  * {@link ReadFailure} (503); outstanding tasks are cancelled.
  */
@@ -63,9 +73,17 @@ public final class CounterReader {
     private final Metrics.Histogram getLatency;
     private final Metrics.Histogram scanLatency;
     private final Metrics.Counter rowsRead;
+    private final LiveReads live;
 
     public CounterReader(Connection connection, AsyncReads async, TableLayout layout, ExecutorService executor,
                          long maxRowsScanned, Duration timeout, Metrics metrics) {
+        this(connection, async, layout, executor, maxRowsScanned, timeout, metrics, LiveReads.OFF);
+    }
+
+    /** As above, adding the aggregators' live counts to every report ({@link LiveReads}). */
+    public CounterReader(Connection connection, AsyncReads async, TableLayout layout, ExecutorService executor,
+                         long maxRowsScanned, Duration timeout, Metrics metrics, LiveReads live) {
+        this.live = live;
         this.connection = connection;
         this.async = async;
         this.layout = layout;
@@ -79,28 +97,40 @@ public final class CounterReader {
         this.rowsRead = metrics.counter("adreport_report_rows_read_total", "Counter rows read by reports");
     }
 
-    /** Sums of {@code plan.columns()} per (bucket, groupBy values). */
+    /** Sums of {@code plan.columns()} per (bucket, groupBy values), live counts included. */
     public Map<GroupKey, long[]> read(ReportQuery q, QueryPlan plan) {
-        Job job = new Job(q, plan);
+        Map<String, Long> writers = live.writers(q.rollup().name()); // before the read: see LiveCounts
+        Job job = new Job(q, plan, writers);
+        List<KeyRange> ranges = new ArrayList<>();
+        Map<GroupKey, long[]> out;
         if (plan.pointLookup()) {
             List<byte[]> keys = new ArrayList<>();
             List<String> values = seriesValues(q);
             for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
-                keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
+                byte[] key = codec.counterKey(q.rollup(), plan.stored(), m, values);
+                keys.add(key);
+                ranges.add(new KeyRange(key, Bytes.add(key, new byte[] {0})));
             }
-            return job.get(keys);
-        }
-        List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
-        if (q.singleSeries()) {
-            int salt = codec.counterSalt(q.rollup(), seriesValues(q));
-            tasks.add(() -> job.scan(salt));
+            out = job.get(keys);
         } else {
-            for (int salt = 0; salt < codec.saltBuckets(); salt++) {
-                int s = salt;
-                tasks.add(() -> job.scan(s));
+            List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
+            if (q.singleSeries()) {
+                int salt = codec.counterSalt(q.rollup(), seriesValues(q));
+                tasks.add(() -> job.scan(salt));
+                ranges.add(job.range(salt));
+            } else {
+                for (int salt = 0; salt < codec.saltBuckets(); salt++) {
+                    int s = salt;
+                    tasks.add(() -> job.scan(s));
+                    ranges.add(job.range(s));
+                }
             }
+            out = runAndMerge(tasks, job, plan.columns().size());
         }
-        return runAndMerge(tasks, job, plan.columns().size());
+        if (!writers.isEmpty()) {
+            job.addLive(out, live.totals(writers, new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix())));
+        }
+        return out;
     }
 
     private Map<GroupKey, long[]> runAndMerge(List<Callable<Map<GroupKey, long[]>>> tasks, Job job, int width) {
@@ -133,18 +163,62 @@ public final class CounterReader {
         return q.rollup().dimensions().stream().map(q.filters()::get).toList();
     }
 
-    /** The state one report's read tasks share: the row budget and the row decoder. */
+    /** A counter row and one writer id: the stash key of that writer's stored cells in the row. */
+    private record RowWriter(byte[] row, long writer) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RowWriter r && r.writer == writer && Arrays.equals(r.row, row);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(row) + Long.hashCode(writer);
+        }
+    }
+
+    /**
+     * The state one report's read tasks share: the row budget, the row decoder, and the stored
+     * cells of the live writers (by row), for the live merge.
+     */
     private final class Job {
         private final ReportQuery q;
         private final QueryPlan plan;
         private final RowDecoder decoder;
         private final AtomicLong rows = new AtomicLong();
+        private final long[] liveWriters;
+        private final Map<RowWriter, long[]> stored = new ConcurrentHashMap<>();
         private volatile boolean stopped;
 
-        Job(ReportQuery q, QueryPlan plan) {
+        Job(ReportQuery q, QueryPlan plan, Map<String, Long> writers) {
             this.q = q;
             this.plan = plan;
             this.decoder = new RowDecoder(codec, q, plan);
+            this.liveWriters = writers.values().stream().mapToLong(Long::longValue).toArray();
+        }
+
+        KeyRange range(int salt) {
+            return codec.counterTimeRange(salt, plan.stored(), plan.fromMinute(), plan.toMinute());
+        }
+
+        /**
+         * Adds each live answer's rows: per row, the writer's current total minus what its stored
+         * cell held when the row was read (nothing when the row was not read).
+         */
+        void addLive(Map<GroupKey, long[]> out, List<LiveCounts.Answer> answers) {
+            for (LiveCounts.Answer a : answers) {
+                int[] slot = plan.columns().stream().mapToInt(a.metrics()::indexOf).toArray();
+                for (LiveCounts.Row row : a.rows()) {
+                    GroupKey key = groupOf(row.key());
+                    if (key == null) {
+                        continue;
+                    }
+                    long[] before = stored.get(new RowWriter(row.key(), a.writer()));
+                    long[] sum = out.computeIfAbsent(key, k -> new long[decoder.width()]);
+                    for (int i = 0; i < sum.length; i++) {
+                        sum[i] += (slot[i] < 0 ? 0 : row.totals()[slot[i]]) - (before == null ? 0 : before[i]);
+                    }
+                }
+            }
         }
 
         void stop() {
@@ -198,7 +272,7 @@ public final class CounterReader {
         }
 
         Map<GroupKey, long[]> scan(int salt) throws IOException {
-            KeyRange range = codec.counterTimeRange(salt, plan.stored(), plan.fromMinute(), plan.toMinute());
+            KeyRange range = range(salt);
             Scan scan = decoder.confine(new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING));
             Map<GroupKey, long[]> out = new HashMap<>();
             long t0 = System.nanoTime();
@@ -228,17 +302,34 @@ public final class CounterReader {
         }
 
         private void add(Map<GroupKey, long[]> out, Result r) {
-            CounterKey key = decoder.parse(r.getRow());
+            GroupKey group = groupOf(r.getRow());
+            if (group == null) {
+                return;
+            }
+            long[] sum = out.computeIfAbsent(group, k -> new long[decoder.width()]);
+            decoder.addTo(sum, r);
+            for (long w : liveWriters) {
+                long[] cells = new long[decoder.width()];
+                if (decoder.addWriterTo(cells, r, w)) {
+                    stored.put(new RowWriter(r.getRow(), w), cells);
+                }
+            }
+        }
+
+        /** The output cell a counter row sums into; null when the report does not want the row. */
+        private GroupKey groupOf(byte[] row) {
+            CounterKey key;
+            try {
+                key = decoder.parse(row);
+            } catch (RuntimeException e) {
+                return null; // not a key of this rollup (only a live answer could hold one)
+            }
             List<String> values = key.values();
             if (!decoder.matches(values)) {
-                return;
+                return null;
             }
             int bucket = plan.buckets().indexOf(key.bucketMinute());
-            if (bucket < 0) {
-                return;
-            }
-            long[] sum = out.computeIfAbsent(new GroupKey(bucket, List.of(decoder.group(values))), k -> new long[decoder.width()]);
-            decoder.addTo(sum, r);
+            return bucket < 0 ? null : new GroupKey(bucket, List.of(decoder.group(values)));
         }
     }
 }

@@ -104,6 +104,16 @@ final class RowDecoder {
         CounterValues.addTo(r, qualifiers, sum);
     }
 
+    /** Adds the row's cells of writer {@code writer} alone to {@code sum}; true when it has one. */
+    boolean addWriterTo(long[] sum, Result r, long writer) {
+        return CounterValues.addWriterTo(r, qualifiers, writer, sum);
+    }
+
+    /** The leading fixed dimensions' encoded values (the server-side row filter), or null. */
+    byte[] fixedPrefix() {
+        return fixedPrefix == null ? null : fixedPrefix.clone();
+    }
+
     /**
      * True when, in row-key order (time, then every dimension value in rollup order), the rows of
      * one group are adjacent: every dimension before the last groupBy dimension is grouped by or

@@ -95,6 +95,17 @@ public final class CounterCells {
         return i == null ? -1 : i;
     }
 
+    /** Table index of the rollup named {@code name}, or -1 when the cube has none of that name. */
+    public int tableIndex(String name) {
+        List<Rollup> rollups = cube.rollups();
+        for (int i = 0; i < rollups.size(); i++) {
+            if (rollups.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     public Rollup rollup(int table) {
         return cube.rollups().get(table);
     }

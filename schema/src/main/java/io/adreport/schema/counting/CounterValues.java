@@ -82,6 +82,26 @@ public final class CounterValues {
         }
     }
 
+    /**
+     * Adds {@code writer}'s own cell of each {@code metrics[i]} to {@code sum[i]} (the live merge,
+     * {@link LiveCounts}); true when the row holds at least one cell of that writer.
+     */
+    public static boolean addWriterTo(Result r, byte[][] metrics, long writer, long[] sum) {
+        boolean found = false;
+        for (Cell c : r.rawCells()) {
+            int len = c.getQualifierLength();
+            if (!isWriterCell(c) || Bytes.toLong(c.getQualifierArray(), c.getQualifierOffset() + len - Bytes.SIZEOF_LONG) != writer) {
+                continue;
+            }
+            int i = metricOf(metrics, c);
+            if (i >= 0) {
+                sum[i] += valueOf(c);
+                found = true;
+            }
+        }
+        return found;
+    }
+
     /** The row's value of one metric (base qualifier {@code metric}); 0 when it has no cell of it. */
     public static long value(Result r, byte[] metric) {
         long[] sum = new long[1];

@@ -36,7 +36,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * agg/ID           heartbeat (epoch ms); expiresAt (epoch ms): the instance promises its next
  *                  heartbeat before then, and is not waited for after it (a stopped instance
  *                  sets it to its stop time); instances (4-byte int): the aggregator.instances
- *                  it runs with; ack/YYYY-MM-DD (epoch ms) per day it has closed
+ *                  it runs with; ack/YYYY-MM-DD (epoch ms) per day it has closed; live: the
+ *                  base URL where it answers live-counts requests
  * key/SHA256HEX    role, createdAt (epoch ms), revokedAt (epoch ms, when revoked)
  * </pre>
  * Thread-safe; one {@link Table} per call over the shared {@link Connection}.
@@ -51,6 +52,7 @@ public final class MetaStore {
     private static final byte[] HEARTBEAT = Bytes.toBytes("heartbeat");
     private static final byte[] EXPIRES_AT = Bytes.toBytes("expiresAt");
     private static final byte[] INSTANCES = Bytes.toBytes("instances");
+    private static final byte[] LIVE_URL = Bytes.toBytes("live");
     private static final byte[] ROLE = Bytes.toBytes("role");
     private static final byte[] CREATED_AT = Bytes.toBytes("createdAt");
     private static final byte[] REVOKED_AT = Bytes.toBytes("revokedAt");
@@ -85,10 +87,17 @@ public final class MetaStore {
      * @param expiresAt when the instance's heartbeat lapses by its own declaration (null for rows
      *                  written without one: the reader's liveness window applies)
      * @param instances the aggregator.instances it declared (0: not declared)
+     * @param liveUrl   the base URL where it answers live-counts requests ({@code LiveCounts}), or null
      */
-    public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays, Instant expiresAt, int instances) {
+    public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays, Instant expiresAt, int instances,
+                                  String liveUrl) {
         public AggregatorState {
             closedDays = Set.copyOf(closedDays);
+        }
+
+        /** Without an advertised live-counts address. */
+        public AggregatorState(String id, Instant heartbeat, Set<LocalDate> closedDays, Instant expiresAt, int instances) {
+            this(id, heartbeat, closedDays, expiresAt, instances, null);
         }
 
         /**
@@ -276,6 +285,16 @@ public final class MetaStore {
         put(p);
     }
 
+    /**
+     * Records where aggregator {@code id} answers live-counts requests (its ingest server's base
+     * URL), in its heartbeat row; readers use it while the instance is live.
+     */
+    public void advertise(String id, String liveUrl) {
+        Put p = new Put(Bytes.toBytes("agg/" + id));
+        p.addColumn(F, LIVE_URL, Bytes.toBytes(liveUrl));
+        put(p);
+    }
+
     public List<AggregatorState> aggregators() {
         List<AggregatorState> out = new ArrayList<>();
         Scan scan = new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0"));
@@ -291,7 +310,8 @@ public final class MetaStore {
                 }
                 out.add(new AggregatorState(Bytes.toString(r.getRow()).substring(4), instant(r.getValue(F, HEARTBEAT)), closed,
                         instant(r.getValue(F, EXPIRES_AT)), r.getValue(F, INSTANCES) == null || r.getValue(F, INSTANCES).length != 4
-                        ? 0 : Bytes.toInt(r.getValue(F, INSTANCES))));
+                        ? 0 : Bytes.toInt(r.getValue(F, INSTANCES)),
+                        r.getValue(F, LIVE_URL) == null ? null : Bytes.toString(r.getValue(F, LIVE_URL))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -66,4 +66,20 @@ class CounterValuesTest {
         assertTrue(CounterValues.isWriterCell(new KeyValue(ROW, F, w, 1L, Bytes.toBytes(1L))));
         assertFalse(CounterValues.isWriterCell(new KeyValue(ROW, F, METRICS[1], 1L, Bytes.toBytes(1L))));
     }
+
+    @Test
+    void one_writers_own_cells_are_read_apart_from_the_base_and_other_writers() {
+        long w = 0x1122334455667788L;
+        Result r = row(Bytes.toBytes("clicks"), 100L,
+                CounterValues.writerQualifier(Bytes.toBytes("clicks"), w), 7L,
+                CounterValues.writerQualifier(Bytes.toBytes("clicks"), w + 1), 30L,
+                CounterValues.writerQualifier(Bytes.toBytes("clicksUnique"), w), 2L,
+                CounterValues.writerQualifier(Bytes.toBytes("spend"), w + 1), 9L);
+        long[] mine = new long[3];
+        assertTrue(CounterValues.addWriterTo(r, METRICS, w, mine));
+        assertArrayEquals(new long[] {7, 2, 0}, mine);
+        long[] none = new long[3];
+        assertFalse(CounterValues.addWriterTo(r, METRICS, 42L, none));
+        assertArrayEquals(new long[] {0, 0, 0}, none);
+    }
 }

@@ -1,0 +1,212 @@
+package io.adreport.schema.counting;
+
+import io.adreport.schema.rowkey.KeyRange;
+import io.adreport.schema.rowkey.RowKeyCodec;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The live-counts exchange between a reader of counters (the report API) and each running
+ * aggregator: the one owner of its wire format and of its row selection.
+ *
+ * <p><b>Why.</b> An aggregator writes its counts to HBase once per flush, as its writer cells
+ * ({@link CounterValues}): absolute running totals, one cell per (row, metric, writer). Between
+ * flushes the counts of acknowledged events exist only in its memory. A reader that asks every
+ * live aggregator for its current totals of the rows it reads can replace each live writer's
+ * stored cell by that writer's current total, and so see every event acknowledged before the
+ * question, whatever the flush interval (the real-time tail that Druid's and Pinot's real-time
+ * nodes serve from memory, here without a second query engine: the totals are the same cells).
+ *
+ * <p><b>The protocol</b> (both steps are one {@code POST} of a {@link Request} to {@link #PATH}):
+ * <ol>
+ *   <li>before reading HBase, the reader asks each aggregator for its writer id only (a request
+ *       without ranges); it then keeps, of every row it reads, the stored cells of those writers;</li>
+ *   <li>after reading, it asks again with the ranges it read; the answer is the writer's current
+ *       total of every metric of every matching row of an open day, and its writer id. If the id
+ *       changed between the steps (the writer started over), that answer is ignored: the stored
+ *       cells alone are then used, which can lag but never double-count.</li>
+ * </ol>
+ * Since a writer's total only grows and every flush writes a total it held, its total at the
+ * second step includes whatever its stored cell held at the read: replacing one by the other
+ * counts each event once. An aggregator that does not answer in time is read from HBase alone.
+ *
+ * <p><b>Format</b> (big-endian, {@link DataOutputStream}): a request is the rollup name (UTF),
+ * the prefix (length, bytes; -1: none), the range count and each range's start and stop (length,
+ * bytes); an answer is the writer id (0: no live counts), the metric names (count, UTF each) and
+ * the rows (count; each: key length, key bytes, one long per metric). Stateless.
+ */
+public final class LiveCounts {
+    /** The aggregator's route. It serves every tenant's counts: an internal port, like HBase's. */
+    public static final String PATH = "/internal/live-counters";
+    /** Content type of both bodies. */
+    public static final String CONTENT_TYPE = "application/octet-stream";
+
+    private LiveCounts() {
+    }
+
+    /**
+     * Which rows of one rollup's counter table are wanted: those in any of {@code ranges} whose
+     * key holds {@code prefix} (nullable) at {@link RowKeyCodec#COUNTER_VALUES_OFFSET}, as the
+     * report's server-side row filter selects them. No ranges: only the writer id is wanted.
+     */
+    public record Request(String rollup, List<KeyRange> ranges, byte[] prefix) {
+        public Request {
+            ranges = List.copyOf(ranges);
+            prefix = prefix == null ? null : prefix.clone();
+        }
+
+        /** The first step's question: the writer id only. */
+        public static Request writerOnly(String rollup) {
+            return new Request(rollup, List.of(), null);
+        }
+
+        /** True when {@code row} is in one of the ranges and holds the prefix. */
+        public boolean wants(byte[] row) {
+            if (prefix != null && (row.length < RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length
+                    || !Arrays.equals(row, RowKeyCodec.COUNTER_VALUES_OFFSET, RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length,
+                    prefix, 0, prefix.length))) {
+                return false;
+            }
+            for (KeyRange r : ranges) {
+                if (r.contains(row)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** One row's current totals, one per metric of the answer. */
+    public record Row(byte[] key, long[] totals) {
+    }
+
+    /** An aggregator's answer: its writer id (0: it keeps no live counts) and its rows. */
+    public record Answer(long writer, List<String> metrics, List<Row> rows) {
+        public static final Answer NONE = new Answer(0, List.of(), List.of());
+
+        public Answer {
+            metrics = List.copyOf(metrics);
+            rows = List.copyOf(rows);
+        }
+    }
+
+    public static byte[] encode(Request r) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeUTF(r.rollup());
+            writeBytes(out, r.prefix());
+            out.writeInt(r.ranges().size());
+            for (KeyRange k : r.ranges()) {
+                writeBytes(out, k.start());
+                writeBytes(out, k.stop());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** @throws IllegalArgumentException naming what is malformed */
+    public static Request decodeRequest(byte[] body) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
+            String rollup = in.readUTF();
+            byte[] prefix = readBytes(in);
+            int n = count(in, body.length);
+            List<KeyRange> ranges = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                ranges.add(new KeyRange(required(readBytes(in)), required(readBytes(in))));
+            }
+            return new Request(rollup, ranges, prefix);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("body: not a live-counts request (" + e + ")");
+        }
+    }
+
+    public static byte[] encode(Answer a) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + a.rows().size() * (48 + 8 * a.metrics().size()));
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeLong(a.writer());
+            out.writeInt(a.metrics().size());
+            for (String m : a.metrics()) {
+                out.writeUTF(m);
+            }
+            out.writeInt(a.rows().size());
+            for (Row row : a.rows()) {
+                writeBytes(out, row.key());
+                for (int i = 0; i < a.metrics().size(); i++) {
+                    out.writeLong(row.totals()[i]);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** @throws IllegalArgumentException when the body is not an answer */
+    public static Answer decodeAnswer(byte[] body) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body))) {
+            long writer = in.readLong();
+            int m = count(in, body.length);
+            List<String> metrics = new ArrayList<>(m);
+            for (int i = 0; i < m; i++) {
+                metrics.add(in.readUTF());
+            }
+            int n = count(in, body.length);
+            List<Row> rows = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                byte[] key = required(readBytes(in));
+                long[] totals = new long[m];
+                for (int c = 0; c < m; c++) {
+                    totals[c] = in.readLong();
+                }
+                rows.add(new Row(key, totals));
+            }
+            return new Answer(writer, metrics, rows);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not a live-counts answer (" + e + ")");
+        }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        if (b == null) {
+            out.writeInt(-1);
+        } else {
+            out.writeInt(b.length);
+            out.write(b);
+        }
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            return null;
+        }
+        if (n > in.available()) {
+            throw new IOException("a length of " + n + " runs past the body");
+        }
+        return in.readNBytes(n);
+    }
+
+    private static byte[] required(byte[] b) throws IOException {
+        if (b == null) {
+            throw new IOException("a key is missing");
+        }
+        return b;
+    }
+
+    private static int count(DataInputStream in, int bodyLength) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > bodyLength) {
+            throw new IOException("a count of " + n + " does not fit the body");
+        }
+        return n;
+    }
+}

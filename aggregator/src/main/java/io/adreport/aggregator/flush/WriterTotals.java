@@ -1,7 +1,7 @@
 package io.adreport.aggregator.flush;
 
 import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
-import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -35,22 +35,12 @@ final class WriterTotals {
     private final int maxRows;
     private final LongSupplier ids;
     private final LongSupplier millis;
-    private final Map<Key, Total> totals = new HashMap<>();
+    /** Per table index, the rows by key: a live read visits one rollup's rows only. */
+    private final Map<Integer, Map<ByteBuffer, Total>> totals = new HashMap<>();
+    private volatile int size; // written by the flush thread, read by the metrics endpoint
     private long writer;
     private long lastTimestamp;
     private volatile long startsOver; // read by the metrics endpoint
-
-    private record Key(int table, byte[] row) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.table == table && Arrays.equals(k.row, row);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * table + Arrays.hashCode(row);
-        }
-    }
 
     /** One row's totals, one slot per metric column, and the UTC epoch day of its bucket. */
     private record Total(int epochDay, long[] values) {
@@ -78,8 +68,9 @@ final class WriterTotals {
      * fit) and returns the timestamp its Puts carry.
      */
     long begin(int rows) {
-        if (totals.size() + rows > maxRows && !totals.isEmpty()) {
+        if (size + rows > maxRows && size > 0) {
             totals.clear();
+            size = 0;
             writer = ids.getAsLong();
             startsOver++;
         }
@@ -99,7 +90,7 @@ final class WriterTotals {
 
     /** Rows remembered. */
     int rows() {
-        return totals.size();
+        return size;
     }
 
     /**
@@ -107,7 +98,14 @@ final class WriterTotals {
      * own array: read it before the row's next add).
      */
     long[] add(RowCells rc, int columns) {
-        long[] t = totals.computeIfAbsent(new Key(rc.table(), rc.row()), k -> new Total(rc.epochDay(), new long[columns])).values();
+        Map<ByteBuffer, Total> ofTable = totals.computeIfAbsent(rc.table(), k -> new HashMap<>());
+        Total total = ofTable.get(ByteBuffer.wrap(rc.row()));
+        if (total == null) {
+            total = new Total(rc.epochDay(), new long[columns]);
+            ofTable.put(ByteBuffer.wrap(rc.row()), total);
+            size++;
+        }
+        long[] t = total.values();
         int touched = rc.touchedColumns();
         for (int c = 0; c < columns; c++) {
             if ((touched & (1 << c)) != 0) {
@@ -117,12 +115,10 @@ final class WriterTotals {
         return t;
     }
 
-    /** Visits every remembered row of {@code table} (the live read: a full pass, on the caller's lock). */
+    /** Visits every remembered row of {@code table} (the live read: a pass over that table's rows, on the caller's lock). */
     void forEach(int table, RowVisitor visitor) {
-        for (Map.Entry<Key, Total> e : totals.entrySet()) {
-            if (e.getKey().table == table) {
-                visitor.row(table, e.getKey().row, e.getValue().epochDay(), e.getValue().values());
-            }
+        for (Map.Entry<ByteBuffer, Total> e : totals.getOrDefault(table, Map.of()).entrySet()) {
+            visitor.row(table, e.getKey().array(), e.getValue().epochDay(), e.getValue().values());
         }
     }
 }

@@ -67,4 +67,26 @@ class WriterTotalsTest {
         assertArrayEquals(new long[] {4, 0, 0}, t.add(next.get(0), COLUMNS), "the new writer's cell starts from 0");
         assertEquals(1, t.rows());
     }
+
+    @Test
+    void a_live_read_visits_the_rows_of_one_table_with_their_day_and_totals() {
+        WriterTotals t = new WriterTotals(100, () -> 9, () -> 1L);
+        CoalescingBuffer b = new CoalescingBuffer(COLUMNS, 1_000);
+        b.add(0, new byte[] {1}, 20_000, 0, 4L);
+        b.add(1, new byte[] {1}, 20_001, 2, 6L);
+        b.add(1, new byte[] {2}, 20_002, 1, 1L);
+        List<RowCells> g = b.drain();
+        t.begin(g.size());
+        g.forEach(rc -> t.add(rc, COLUMNS));
+        java.util.Map<Integer, long[]> seen = new java.util.TreeMap<>();
+        t.forEach(1, (table, row, day, totals) -> {
+            assertEquals(1, table);
+            assertEquals(20_000 + row[0], day, "the row's own day");
+            seen.put((int) row[0], totals.clone());
+        });
+        assertEquals(2, seen.size(), "table 1 only");
+        assertArrayEquals(new long[] {0, 0, 6}, seen.get(1));
+        assertArrayEquals(new long[] {0, 1, 0}, seen.get(2));
+        assertEquals(3, t.rows());
+    }
 }

@@ -17,7 +17,8 @@
 # the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores).
 # For each freshness mode it then replays at --load times the rate just measured (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
-# advertiser and network reports), and reads the adreport_freshness_seconds histogram over
+# advertiser and network reports), and reads the adreport_freshness_seconds histogram (how far
+# the stored counters trail) and the report API's live-counts metrics (rows merged, misses) over
 # that window. Stacks use ports BASE, BASE+1, BASE+10, ... (default 19000).
 # Build first: mvn -B -q package -DskipTests (bin/adreport also builds when sources changed).
 set -euo pipefail
@@ -144,6 +145,7 @@ for mode in $modes; do
     gen "$work/pace-$mode.ndjson" $((pace * secs)) "pace-$mode-" 600 3
     echo "== $mode: paced replay at $pace events/s (${load} x $rate) for ~$secs s, $probes freshness probes" >&2
     freshness_buckets "$ingest" >"$work/fb0"
+    lr0=$(metric "$report" adreport_report_live_rows_total); lm0=$(metric "$report" adreport_report_live_misses_total)
     adreport replay "$work/pace-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
       --rate "$pace" >"$work/pace-$mode.out" 2>/dev/null &
     paced=$!
@@ -151,11 +153,13 @@ for mode in $modes; do
     bench io.adreport.benchmarks.FreshnessProbe "http://localhost:$ingest" "http://localhost:$report" \
       "$(cat "$data/analyst.key")" "$probes" "$probe_interval" | tee "$work/probe-$mode.out" || true
     freshness_buckets "$ingest" >"$work/fb1"
+    lr1=$(metric "$report" adreport_report_live_rows_total); lm1=$(metric "$report" adreport_report_live_misses_total)
     wait "$paced" || true; paced=
     prate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/pace-$mode.out")
-    fresh+=("$(printf '%-10s paced at %s events/s (replay measured %s): %s; %s; adreport_freshness_seconds: %s' "$mode" "$pace" \
+    fresh+=("$(printf '%-10s paced at %s events/s (replay measured %s): %s; %s; adreport_freshness_seconds: %s; live reads: %s rows merged, %s misses' "$mode" "$pace" \
       "${prate:-?}" "$(sed -n 's/^freshness advertiser: //p' "$work/probe-$mode.out")" \
-      "network $(sed -n 's/^freshness network: //p' "$work/probe-$mode.out")" "$(bucket_quantiles "$work/fb0" "$work/fb1")")")
+      "network $(sed -n 's/^freshness network: //p' "$work/probe-$mode.out")" "$(bucket_quantiles "$work/fb0" "$work/fb1")" \
+      $((lr1 - lr0)) $((lm1 - lm0)))")
   fi
   echo "== $mode: stopping" >&2
   stop

@@ -62,10 +62,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Live reads</b> ({@link #live}, {@code LiveCounts}): this writer's current total of a row
  * is its remembered total ({@link WriterTotals}) plus the deltas not yet added to it: those of the
  * generation taken for this flush until its Puts are built ({@link #take}), and those of the
- * buffer's filling generation. One lock ({@code live}) covers the take, the building of a flush's
- * Puts (totals and writer id change only there) and a live read, so a read sees every delta
- * exactly once: in the totals, in the generation in flight, or in the buffer. Ingest never takes
- * it; a flush holds it while it builds its Puts, not while they are sent.
+ * buffer's filling generation. One lock ({@code live}) covers the take, each step of building a
+ * flush's Puts (totals and writer id change only there; {@code inFlightFrom} marks how far the
+ * generation is in the totals) and a live read, so a read sees every delta exactly once: in the
+ * totals, in the rest of the generation in flight, or in the buffer. Ingest never takes it; a
+ * flush holds it for {@value #LIVE_STEP} rows at a time, never while its Puts are sent.
  *
  * <p>The metrics keep their names from the Increment days: {@code adreport_increments_sent_total}
  * counts the rows (Puts) sent, {@code adreport_increment_cells_sent_total} their cells.
@@ -84,7 +85,11 @@ public final class Flusher {
     private final LongPredicate closed;
     private final WriterTotals totals;
     private final java.util.concurrent.locks.ReentrantLock live = new java.util.concurrent.locks.ReentrantLock();
-    private List<RowCells> inFlight = List.of(); // taken, Puts not built yet; guarded by live
+    /** Rows of a live lock's hold while a flush builds its Puts. */
+    private static final int LIVE_STEP = 2_000;
+    private List<RowCells> inFlight = List.of(); // the generation taken; guarded by live
+    private int inFlightFrom; // rows of inFlight before it are in the totals; guarded by live
+    private volatile long currentWriter; // totals.writer(), for the live reads' first step
     private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
     private byte[][] writerQualifiers;
 
@@ -105,6 +110,7 @@ public final class Flusher {
                 totals::rows);
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
                 + "writer id to bound that memory (each adds a cell to the rows it touches afterwards)", totals::startsOver);
+        this.currentWriter = totals.writer();
         this.durability = durability;
         this.gate = gate;
         this.closed = closed;
@@ -125,6 +131,7 @@ public final class Flusher {
         try {
             CoalescingBuffer.Generation g = drain.get();
             inFlight = g.rows();
+            inFlightFrom = 0;
             return g;
         } finally {
             live.unlock();
@@ -136,26 +143,51 @@ public final class Flusher {
         long start = System.nanoTime();
         AtomicLong dropped = new AtomicLong();
         List<List<Write>> chunks = new ArrayList<>();
+        long timestamp;
+        byte[][] qualifiers;
         live.lock();
         try {
-            long timestamp = totals.begin(rows.size());
-            byte[][] qualifiers = writerQualifiers();
-            Map<Long, List<Write>> open = new HashMap<>(); // (table, day) -> chunk being filled
-            for (RowCells rc : rows) {
-                if (closed.test(rc.epochDay())) {
-                    dropped.addAndGet(rc.cellCount());
-                    continue;
+            timestamp = totals.begin(rows.size());
+            currentWriter = totals.writer();
+            qualifiers = writerQualifiers();
+            inFlightFrom = 0;
+        } finally {
+            live.unlock();
+        }
+        // The Puts are built LIVE_STEP rows per hold of the live lock, so that a live read waits for
+        // one step, not for a whole generation: rows before inFlightFrom are in the totals, the rest not yet.
+        Map<Long, List<Write>> open = new HashMap<>(); // (table, day) -> chunk being filled
+        for (int from = 0; from < rows.size(); from += LIVE_STEP) {
+            int to = Math.min(rows.size(), from + LIVE_STEP);
+            live.lock();
+            try {
+                for (int i = from; i < to; i++) {
+                    RowCells rc = rows.get(i);
+                    if (closed.test(rc.epochDay())) {
+                        dropped.addAndGet(rc.cellCount());
+                        continue;
+                    }
+                    long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
+                    List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
+                    chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
+                    if (chunk.size() == batchRows) {
+                        chunks.add(chunk);
+                        open.remove(key);
+                    }
                 }
-                long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
-                List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
-                chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
-                if (chunk.size() == batchRows) {
-                    chunks.add(chunk);
-                    open.remove(key);
-                }
+                inFlightFrom = to;
+            } catch (RuntimeException e) {
+                inFlight = List.of(); // building failed: its deltas are sent by no one; never counted twice live
+                throw e;
+            } finally {
+                live.unlock();
             }
-            open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
-            inFlight = List.of(); // its deltas are in the totals now
+        }
+        open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
+        live.lock();
+        try {
+            inFlight = List.of(); // every delta is in the totals now
+            inFlightFrom = 0;
         } finally {
             live.unlock();
         }
@@ -193,13 +225,13 @@ public final class Flusher {
     public LiveCounts.Answer live(int table, LiveCounts.Request request, CoalescingBuffer buffer) {
         int columns = cells.columns();
         Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
+        if (request.ranges().isEmpty()) { // the first step: no need to wait for a flush's step
+            return new LiveCounts.Answer(currentWriter, metricNames(), List.of());
+        }
         long writer;
         live.lock();
         try {
             writer = totals.writer();
-            if (request.ranges().isEmpty()) {
-                return new LiveCounts.Answer(writer, metricNames(), List.of());
-            }
             totals.forEach(table, (t, row, day, values) -> {
                 if (!closed.test(day) && request.wants(row)) {
                     rows.put(java.nio.ByteBuffer.wrap(row), values.clone());
@@ -216,7 +248,9 @@ public final class Flusher {
                     }
                 }
             };
-            inFlight.forEach(pending);
+            for (int i = inFlightFrom; i < inFlight.size(); i++) {
+                pending.accept(inFlight.get(i));
+            }
             buffer.forEachRow(pending);
         } finally {
             live.unlock();

@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,7 +73,10 @@ public final class CoalescingBuffer {
     /** Reservations waiting for room; guarded by {@code spaceLock}. */
     private int waiting;
     private final LongAdder bytes = new LongAdder();
-    private volatile ConcurrentHashMap<RowId, RowCells> rows = new ConcurrentHashMap<>();
+    /** The filling generation, per table index: a live read visits one rollup's rows only. */
+    private volatile ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> rows = new ConcurrentHashMap<>();
+    /** Rows per table of the last drained generation: the next one's initial capacity. Swapped under the exclusive lock. */
+    private volatile Map<Integer, Integer> sizeHints = Map.of();
     private final Clock clock;
     /** Clock millis of the current generation's first add, or {@link #NO_ADD}; swapped under the exclusive lock. */
     private final AtomicLong firstAddMillis = new AtomicLong(NO_ADD);
@@ -235,7 +240,7 @@ public final class CoalescingBuffer {
      */
     public Adder adder() {
         swapLock.readLock().lock();
-        return new Adder(rows);
+        return new Adder(rows, sizeHints);
     }
 
     /** Adds under its own short batch. */
@@ -247,16 +252,20 @@ public final class CoalescingBuffer {
 
     /** A batch of adds into one buffer generation. Not thread-safe; one thread, briefly. */
     public final class Adder implements AutoCloseable {
-        private final ConcurrentHashMap<RowId, RowCells> target;
+        private final ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> target;
+        private final Map<Integer, Integer> hints;
         private boolean closed;
+        private int mapTable = -1; // the table of lastMap
+        private ConcurrentHashMap<RowId, RowCells> lastMap;
         // The row of the previous add: an event's metrics of one row arrive one after another with
         // the same key array, so only the first of them looks the row up (hash + map probe).
         private byte[] lastRow;
         private int lastTable = -1;
         private RowCells lastCells;
 
-        private Adder(ConcurrentHashMap<RowId, RowCells> target) {
+        private Adder(ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> target, Map<Integer, Integer> hints) {
             this.target = target;
+            this.hints = hints;
         }
 
         public void add(int table, byte[] row, int epochDay, int column, long delta) {
@@ -297,11 +306,15 @@ public final class CoalescingBuffer {
             if (row == lastRow && table == lastTable) {
                 rc = lastCells;
             } else {
+                if (table != mapTable) {
+                    lastMap = target.computeIfAbsent(table, t -> new ConcurrentHashMap<>(Math.max(16, hints.getOrDefault(t, 0))));
+                    mapTable = table;
+                }
                 RowId id = new RowId(table, row);
-                rc = target.get(id);
+                rc = lastMap.get(id);
                 if (rc == null) {
                     RowCells fresh = new RowCells(table, row, epochDay, columns);
-                    rc = target.putIfAbsent(id, fresh);
+                    rc = lastMap.putIfAbsent(id, fresh);
                     if (rc == null) {
                         rc = fresh;
                         bytes.add(row.length + ROW_OVERHEAD_BYTES);
@@ -332,8 +345,11 @@ public final class CoalescingBuffer {
      * delta added before the call began is seen, a concurrent one may or may not be. Callers must
      * keep {@link #drainGeneration} from running meanwhile (the flusher's live lock does).
      */
-    public void forEachRow(java.util.function.Consumer<RowCells> visitor) {
-        rows.values().forEach(visitor);
+    public void forEachRow(int table, java.util.function.Consumer<RowCells> visitor) {
+        ConcurrentHashMap<RowId, RowCells> ofTable = rows.get(table);
+        if (ofTable != null) {
+            ofTable.values().forEach(visitor);
+        }
     }
 
     /** Takes everything buffered so far; later adds go to a fresh generation. */
@@ -352,20 +368,25 @@ public final class CoalescingBuffer {
 
     /** As {@link #drain()}, with the generation's first-add time. */
     public Generation drainGeneration() {
-        ConcurrentHashMap<RowId, RowCells> taken;
+        ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> taken;
         long first;
         swapLock.writeLock().lock();
         try {
             first = firstAddMillis.getAndSet(NO_ADD);
             taken = rows;
-            rows = new ConcurrentHashMap<>(Math.max(16, taken.size()));
+            rows = new ConcurrentHashMap<>();
+            Map<Integer, Integer> hints = new HashMap<>();
+            taken.forEach((t, m) -> hints.put(t, m.size()));
+            sizeHints = hints;
             cells.reset();
             bytes.reset();
         } finally {
             swapLock.writeLock().unlock();
         }
         signalSpace();
-        return new Generation(new ArrayList<>(taken.values()), first == NO_ADD ? null : Instant.ofEpochMilli(first));
+        List<RowCells> all = new ArrayList<>();
+        taken.values().forEach(m -> all.addAll(m.values()));
+        return new Generation(all, first == NO_ADD ? null : Instant.ofEpochMilli(first));
     }
 
     private void signalSpace() {

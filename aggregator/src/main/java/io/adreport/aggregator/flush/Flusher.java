@@ -251,7 +251,7 @@ public final class Flusher {
             for (int i = inFlightFrom; i < inFlight.size(); i++) {
                 pending.accept(inFlight.get(i));
             }
-            buffer.forEachRow(pending);
+            buffer.forEachRow(table, pending);
         } finally {
             live.unlock();
         }

@@ -7,7 +7,8 @@
 #
 #   benchmarks/run-replay.sh [--events N] [--naive-events N] [--warmup N] [--concurrency N] [--batch N]
 #                            [--modes "put-only coalesced naive"] [--port BASE] [--set name=value]...
-#                            [--freshness-modes "coalesced"] [--load 0.8] [--probes N] [--probe-interval MS]
+#                            [--freshness-modes "coalesced"] [--load 0.8] [--load-base sustained|replay]
+#                            [--probes N] [--probe-interval MS]
 #
 # Prints one line per mode: events/s (replay's own clock) and its ratio to put-only, increment
 # cells and Increment row operations per accepted event, the stack's CPU time per event (user +
@@ -15,7 +16,10 @@
 # shared 2-core machine a steadier measure than events/s), and replay's request latency percentiles;
 # then that CPU by thread group (each live thread's user + system time from /proc before and after
 # the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores).
-# For each freshness mode it then replays at --load times the rate just measured (replay --rate)
+# Each mode's events/s is replay's own (acknowledged events over the replay's time); "sustained" is
+# the events over the time until the stored counters held them all (buffer empty, last flush ended).
+# For each freshness mode it then replays at --load times the sustained rate (--load-base replay:
+# the replay's rate, which a lagging flusher inflates) (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
 # advertiser and network reports), and reads the adreport_freshness_seconds histogram (how far
 # the stored counters trail) and the report API's live-counts metrics (rows merged, misses) over
@@ -25,7 +29,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 events=300000 naive_events=3000 warmup=100000 concurrency=4 batch=1000 modes="put-only coalesced naive"
-base_port=19000 fresh_modes="coalesced" load=0.8 probes=60 probe_interval=250
+base_port=19000 fresh_modes="coalesced" load=0.8 load_base=sustained probes=60 probe_interval=250
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,10 +42,11 @@ while [ $# -gt 0 ]; do
     --port) base_port="$2"; shift 2 ;;
     --freshness-modes) fresh_modes="$2"; shift 2 ;;
     --load) load="$2"; shift 2 ;;
+    --load-base) load_base="$2"; shift 2 ;;
     --probes) probes="$2"; shift 2 ;;
     --probe-interval) probe_interval="$2"; shift 2 ;;
     --set) extra+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
     *) echo "run-replay: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +82,9 @@ thread_groups() { # before after events total-ms -> CPU per event of the stack's
           printf "%.1f\t(threads that ended during the replay)\n", (total - t) * 1000 / n }' "$1" "$2" \
     | sort -t$'\t' -k1,1 -rn | head -15 | awk -F'\t' '{ printf "    %7.1f us/event  %s\n", $1, $2 }'
 }
+raw_metric() { # a metric's first sample as printed (full precision), or 0
+  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m { print $2; f = 1; exit } END { if (!f) print 0 }'
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -94,7 +102,7 @@ stop() { # SIGTERM (flushes, like Ctrl-C), then wait for the process to end so t
 
 port=$base_port
 results=() fresh=()
-declare -A rates
+declare -A rates sustained
 for mode in $modes; do
   n=$events; [ "$mode" = naive ] && n=$naive_events
   data="$work/$mode"; ingest=$((port + 1)); report=$port; port=$((port + 10))
@@ -123,6 +131,7 @@ for mode in $modes; do
   echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
   u0=$(cpu_ms "$pid")
   thread_cpu "$pid" >"$work/threads0-$mode"
+  t0=$(date +%s%N)
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
   u1=$(cpu_ms "$pid")
@@ -130,20 +139,31 @@ for mode in $modes; do
   { echo "  $mode: the stack's CPU by thread group (exact, from /proc per thread; names cut to 15 characters, digits as N):"
     thread_groups "$work/threads0-$mode" "$work/threads1-$mode" "$n" $((u1 - u0)) || true; } >"$work/groups-$mode"
   echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
-  sleep 3
+  # Until the stored counters hold every event: the buffer is empty and no flush has ended for 1.5 s
+  # (the end of the last flush that changed adreport_flush_seconds_sum is when they caught up).
+  last=$(date +%s%N); prev=$(raw_metric "$ingest" adreport_flush_seconds_sum)
+  for _ in $(seq 1 3000); do
+    sleep 0.1
+    cur=$(raw_metric "$ingest" adreport_flush_seconds_sum); cells=$(metric "$ingest" adreport_buffer_cells); now=$(date +%s%N)
+    if [ "$cur" != "$prev" ]; then prev=$cur; last=$now; fi
+    if [ "$cells" = 0 ] && [ $((now - last)) -gt 1500000000 ]; then break; fi
+  done
+  caught_ms=$(( (last - t0) / 1000000 ))
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)
   rate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/load-$mode.out")
   lat=$(sed -n 's/^request latency.*: \(p50 [0-9]* ms, p99 [0-9]* ms\), max.*/\1/p' "$work/load-$mode.out")
   acc=$((a1 - a0))
   rates[$mode]=${rate//,/}
-  results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" -v u=$((u1 - u0)) -v n="$n" 'BEGIN {
-    printf "%-10s %10s events/s  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  stack CPU %.0f us/event  %s\n", m, r, a, c / a, o / a, u * 1000 / n, l }')")
+  sustained[$mode]=$(( n * 1000 / (caught_ms > 0 ? caught_ms : 1) ))
+  results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" -v u=$((u1 - u0)) -v n="$n" -v su="${sustained[$mode]}" 'BEGIN {
+    printf "%-10s %10s events/s (%s sustained)  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  stack CPU %.0f us/event  %s\n", m, r, su, a, c / a, o / a, u * 1000 / n, l }')")
   if [[ " $fresh_modes " == *" $mode "* ]]; then
-    pace=$(awk -v r="${rate//,/}" -v l="$load" 'BEGIN { printf "%d", r * l }')
+    base=${rate//,/}; [ "$load_base" = sustained ] && base=${sustained[$mode]}
+    pace=$(awk -v r="$base" -v l="$load" 'BEGIN { printf "%d", r * l }')
     secs=$(( probes * probe_interval / 1000 + 20 ))
     gen "$work/pace-$mode.ndjson" $((pace * secs)) "pace-$mode-" 600 3
-    echo "== $mode: paced replay at $pace events/s (${load} x $rate) for ~$secs s, $probes freshness probes" >&2
+    echo "== $mode: paced replay at $pace events/s (${load} x the $load_base rate $base) for ~$secs s, $probes freshness probes" >&2
     freshness_buckets "$ingest" >"$work/fb0"
     lr0=$(metric "$report" adreport_report_live_rows_total); lm0=$(metric "$report" adreport_report_live_misses_total)
     adreport replay "$work/pace-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
@@ -175,6 +195,6 @@ if [ -n "${rates[put-only]:-}" ]; then
   done
 fi
 if [ ${#fresh[@]} -gt 0 ]; then
-  echo "freshness at ${load} x the measured rate (ack -> visible in the report; advertiser = the probe's own row, network = the rollup with no dimensions over the probe's own hour):"
+  echo "freshness at ${load} x the $load_base rate (ack -> visible in the report; advertiser = the probe's own row, network = the rollup with no dimensions over the probe's own hour):"
   printf '%s\n' "${fresh[@]}"
 fi

@@ -67,8 +67,10 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "put-only: BENCHMARKS ONLY, the ingest ceiling: each event's raw row is stored by a plain batched Put "
                             + "and nothing else. It does not dedup (a replayed event is stored and accepted again) and does not "
                             + "count (reports stay empty)")
-            .define("flush.interval.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
-                    "Longest time a counter delta waits in memory before it is sent to HBase")
+            .define("flush.interval.ms", Type.DURATION_MS, "10000", "10..60000", ConfigDef.between(10, 60_000),
+                    "Longest time a counter delta waits in memory before it is sent to HBase. Reports do not wait for it "
+                            + "(they add each aggregator's live counts); a longer interval coalesces more writes into one cell, "
+                            + "and a crash takes up to this much of the live counts until the nightly job recounts them")
             .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells waiting in memory (about 125 bytes of heap each), a hard bound: each request "
                             + "reserves its events' fan-out bound before anything is stored, and ingest waits and then answers 429 "

@@ -17,7 +17,8 @@
 # then that CPU by thread group (each live thread's user + system time from /proc before and after
 # the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores).
 # Each mode's events/s is replay's own (acknowledged events over the replay's time); "sustained" is
-# the events over the time until the stored counters held them all (buffer empty, last flush ended).
+# the events over that time plus the time the flushes that wrote its last deltas took (the work a
+# lagging flusher leaves behind; not the wait for its timer).
 # For each freshness mode it then replays at --load times the sustained rate (--load-base replay:
 # the replay's rate, which a lagging flusher inflates) (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
@@ -83,7 +84,7 @@ thread_groups() { # before after events total-ms -> CPU per event of the stack's
     | sort -t$'\t' -k1,1 -rn | head -15 | awk -F'\t' '{ printf "    %7.1f us/event  %s\n", $1, $2 }'
 }
 raw_metric() { # a metric's first sample as printed (full precision), or 0
-  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m { print $2; f = 1; exit } END { if (!f) print 0 }'
+  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m && !f { print $2; f = 1 } END { if (!f) print 0 }'
 }
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
@@ -134,21 +135,23 @@ for mode in $modes; do
   t0=$(date +%s%N)
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
+  t1=$(date +%s%N)
   u1=$(cpu_ms "$pid")
   thread_cpu "$pid" >"$work/threads1-$mode"
   { echo "  $mode: the stack's CPU by thread group (exact, from /proc per thread; names cut to 15 characters, digits as N):"
     thread_groups "$work/threads0-$mode" "$work/threads1-$mode" "$n" $((u1 - u0)) || true; } >"$work/groups-$mode"
   echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
-  # Until the stored counters hold every event: the buffer is empty and no flush has ended for 1.5 s
-  # (the end of the last flush that changed adreport_flush_seconds_sum is when they caught up).
-  last=$(date +%s%N); prev=$(raw_metric "$ingest" adreport_flush_seconds_sum)
+  # The work left when the replay ends: the flushes that write its last deltas. Sustained time =
+  # the replay's time + the time those flushes took (not the wait for the flush timer), read from
+  # adreport_flush_seconds_sum once the buffer is empty and no flush has ended for 1.5 s.
+  s0=$(raw_metric "$ingest" adreport_flush_seconds_sum); prev=$s0; last=$t1
   for _ in $(seq 1 3000); do
     sleep 0.1
     cur=$(raw_metric "$ingest" adreport_flush_seconds_sum); cells=$(metric "$ingest" adreport_buffer_cells); now=$(date +%s%N)
     if [ "$cur" != "$prev" ]; then prev=$cur; last=$now; fi
     if [ "$cells" = 0 ] && [ $((now - last)) -gt 1500000000 ]; then break; fi
   done
-  caught_ms=$(( (last - t0) / 1000000 ))
+  caught_ms=$(awk -v r=$(( (t1 - t0) / 1000000 )) -v a="$s0" -v b="$prev" 'BEGIN { printf "%d", r + (b - a) * 1000 }')
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)
   rate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/load-$mode.out")

@@ -90,6 +90,7 @@ public final class Flusher {
     private List<RowCells> inFlight = List.of(); // the generation taken; guarded by live
     private int inFlightFrom; // rows of inFlight before it are in the totals; guarded by live
     private volatile long currentWriter; // totals.writer(), for the live reads' first step
+    private final List<String> metricNames; // the live answers' metric order: the column order
     private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
     private byte[][] writerQualifiers;
 
@@ -111,6 +112,11 @@ public final class Flusher {
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
                 + "writer id to bound that memory (each adds a cell to the rows it touches afterwards)", totals::startsOver);
         this.currentWriter = totals.writer();
+        List<String> names = new ArrayList<>(cells.columns());
+        for (int c = 0; c < cells.columns(); c++) {
+            names.add(Bytes.toString(cells.qualifier(c)));
+        }
+        this.metricNames = List.copyOf(names);
         this.durability = durability;
         this.gate = gate;
         this.closed = closed;
@@ -226,7 +232,7 @@ public final class Flusher {
         int columns = cells.columns();
         Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
         if (request.ranges().isEmpty()) { // the first step: no need to wait for a flush's step
-            return new LiveCounts.Answer(currentWriter, metricNames(), List.of());
+            return new LiveCounts.Answer(currentWriter, metricNames, List.of());
         }
         long writer;
         live.lock();
@@ -257,15 +263,7 @@ public final class Flusher {
         }
         List<LiveCounts.Row> out = new ArrayList<>(rows.size());
         rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), v)));
-        return new LiveCounts.Answer(writer, metricNames(), out);
-    }
-
-    private List<String> metricNames() {
-        List<String> names = new ArrayList<>(cells.columns());
-        for (int c = 0; c < cells.columns(); c++) {
-            names.add(Bytes.toString(cells.qualifier(c)));
-        }
-        return names;
+        return new LiveCounts.Answer(writer, metricNames, out);
     }
 
     /** The Put of one row's totals: its touched metrics' writer cells. */

@@ -180,6 +180,80 @@ class LiveReportsTest {
         }
     }
 
+    /**
+     * An aggregator that missed a day's close (its day-close poll is slower than the test, as one
+     * paused past its heartbeat's expiry would be) still answers that day's live rows; once meta
+     * says the day is closing, reports leave them out (the nightly job may already have folded the
+     * day's stored cells into the corrected ones), while today's live rows still count.
+     */
+    @Test
+    void live_rows_of_a_day_closed_in_meta_are_left_out_even_when_the_aggregator_still_answers_them(MiniHBase hbase)
+            throws Exception {
+        Cube cube;
+        try (InputStream in = CubeLoader.class.getResourceAsStream(CubeLoader.DEFAULT_RESOURCE)) {
+            cube = CubeLoader.parse("ads.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("zombie"));
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        Clock clock = Clock.systemUTC();
+        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
+                new DeviceHasher("live-reads-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
+        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of(
+                "ingest.port", "0", "aggregator.id", "zombie", "flush.interval.ms", "60000",
+                "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500")), clock);
+        Javalin api = null;
+        try {
+            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(), ReportConfig.of(Map.of()),
+                    new Metrics(), clock);
+            String analyst = deps.keys().create("analyst");
+            api = ReportApi.create(deps).start(0);
+            LocalDate today = LocalDate.now(ZoneOffset.UTC);
+            LocalDate yesterday = today.minusDays(1);
+            StringBuilder body = new StringBuilder();
+            Instant noonYesterday = yesterday.atTime(12, 0).toInstant(ZoneOffset.UTC);
+            Instant startOfToday = today.atStartOfDay(ZoneOffset.UTC).toInstant();
+            for (int i = 0; i < 8; i++) {
+                Instant ts = i < 5 ? noonYesterday.plusSeconds(i) : startOfToday.plusSeconds(i);
+                body.append("{\"type\":\"impression\",\"id\":\"z-").append(i).append("\",\"ts\":\"").append(ts)
+                        .append("\",\"advertiser\":\"adv-1\",\"campaign\":\"c-1\",\"creative\":\"cr-1\",\"publisher\":\"pub-1\"")
+                        .append(",\"zone\":\"z-1\",\"country\":\"US\",\"deviceType\":\"mobile\",\"device\":\"d-1\",\"costMicros\":1000}\n");
+            }
+            HttpResponse<String> posted = HTTP.send(HttpRequest.newBuilder(
+                            URI.create("http://localhost:" + aggregator.port() + "/v1/events"))
+                    .header("Content-Type", "application/x-ndjson")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, posted.statusCode(), posted.body());
+            assertEquals(8, JSON.readTree(posted.body()).get("accepted").asLong(), posted.body());
+
+            String byDay = "/v1/reports/network?from=" + yesterday + "&to=" + today.plusDays(1)
+                    + "&granularity=day&metrics=impressions&tz=UTC";
+            Map<String, Long> before = perDay(get(api.port(), byDay, analyst));
+            assertEquals(Map.of(yesterday.toString(), 5L, today.toString(), 3L), before, "live counts, nothing flushed yet");
+
+            deps.meta().markClosing(yesterday); // the aggregator will not poll meta again within this test
+            Map<String, Long> after = perDay(get(api.port(), byDay, analyst));
+            assertEquals(0L, after.getOrDefault(yesterday.toString(), 0L), "yesterday is closed: its live rows are left out");
+            assertEquals(3L, after.get(today.toString()), "today's live rows still count");
+        } finally {
+            if (api != null) {
+                api.stop();
+            }
+            aggregator.close();
+        }
+    }
+
+    /** Impressions per row, keyed by the row's date (a day-granularity report in UTC). */
+    private static Map<String, Long> perDay(JsonNode report) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (JsonNode row : report.get("rows")) {
+            long n = row.get("metrics").get("impressions").asLong();
+            if (n != 0) {
+                out.merge(row.get("time").asText().substring(0, 10), n, Long::sum);
+            }
+        }
+        return out;
+    }
+
     private static long sum(JsonNode report) {
         long total = 0;
         for (JsonNode row : report.get("rows")) {

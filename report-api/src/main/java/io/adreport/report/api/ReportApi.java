@@ -120,7 +120,7 @@ public final class ReportApi {
         QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
         AsyncReads async = new AsyncReads(deps.connection(), cfg.queryTimeout());
         LiveReads live = cfg.liveTimeout().isZero() ? LiveReads.OFF
-                : new LiveReads(deps.meta()::aggregators, deps.clock(), cfg.liveTimeout(), deps.metrics());
+                : new LiveReads(deps.meta()::aggregators, deps.meta()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics());
         CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics(), live);
         RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.meta(), planner, counters,

@@ -6,6 +6,7 @@ import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -54,7 +56,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * live aggregator for its writer id; while reading it keeps, per row, the stored cells of those
  * writers (a stash bounded like the rows read); after reading it asks for their current totals of
  * the same ranges and adds, per row and writer, the total minus the stored cell. Rows of days
- * already closed are not in any answer, so a reconciled day reads as stored.
+ * already closed are left out (an aggregator that missed the close could still answer them;
+ * {@link LiveReads#closed} reads meta after the answers), so a reconciled day reads as stored.
  *
  * <p><b>Failure.</b> An HBase error or a read slower than the timeout becomes a
  * {@link ReadFailure} (503); outstanding tasks are cancelled.
@@ -205,9 +208,31 @@ public final class CounterReader {
          * cell held when the row was read (nothing when the row was not read).
          */
         void addLive(Map<GroupKey, long[]> out, List<LiveCounts.Answer> answers) {
+            long firstDay = Long.MAX_VALUE;
+            long lastDay = Long.MIN_VALUE;
+            for (LiveCounts.Answer a : answers) {
+                for (LiveCounts.Row row : a.rows()) {
+                    long minute = bucketMinute(row.key());
+                    if (minute != Long.MIN_VALUE) {
+                        long day = UtcDay.epochDayOfBucketMinute(minute);
+                        firstDay = Math.min(firstDay, day);
+                        lastDay = Math.max(lastDay, day);
+                    }
+                }
+            }
+            if (firstDay > lastDay) {
+                return;
+            }
+            LongPredicate closed = live.closed(firstDay, lastDay); // after the answers: see LiveReads, "Closed days"
+            int leftOut = 0;
             for (LiveCounts.Answer a : answers) {
                 int[] slot = plan.columns().stream().mapToInt(a.metrics()::indexOf).toArray();
                 for (LiveCounts.Row row : a.rows()) {
+                    long minute = bucketMinute(row.key());
+                    if (minute != Long.MIN_VALUE && closed.test(UtcDay.epochDayOfBucketMinute(minute))) {
+                        leftOut++;
+                        continue;
+                    }
                     GroupKey key = groupOf(row.key());
                     if (key == null) {
                         continue;
@@ -219,6 +244,7 @@ public final class CounterReader {
                     }
                 }
             }
+            live.leftOut(leftOut);
         }
 
         void stop() {
@@ -313,6 +339,15 @@ public final class CounterReader {
                 if (decoder.addWriterTo(cells, r, w)) {
                     stored.put(new RowWriter(r.getRow(), w), cells);
                 }
+            }
+        }
+
+        /** The bucket minute of a counter row of this rollup, or {@code Long.MIN_VALUE} when it is none. */
+        private long bucketMinute(byte[] row) {
+            try {
+                return decoder.parse(row).bucketMinute();
+            } catch (RuntimeException e) {
+                return Long.MIN_VALUE;
             }
         }
 

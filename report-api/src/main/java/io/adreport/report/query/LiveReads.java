@@ -3,6 +3,7 @@ package io.adreport.report.query;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.meta.MetaStore.AggregatorState;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.time.UtcDay;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,12 +11,17 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +39,18 @@ import org.slf4j.LoggerFactory;
  * report, which then shows its counts as of its last flush: never more than the truth, and exact
  * again by its next flush. Counted in {@code adreport_report_live_misses_total}.
  *
+ * <p><b>Closed days.</b> An aggregator stops counting a day once it sees the day closed, and never
+ * answers rows of a day it knows closed. One that missed the close (paused past its heartbeat's
+ * expiry, so the handshake went on without it: a zombie) can still answer them, and the nightly
+ * job may already have folded its stored cells into the corrected base cell: adding its total
+ * then would count those events twice. So after the answers arrive, the live rows of days that
+ * could be closed (before today by this clock, plus {@link #CLOCK_MARGIN} for a reconciler's
+ * clock ahead of it; the reconciler refuses today) are checked against meta, and those of days
+ * closing or reconciled are left out ({@code adreport_report_live_closed_rows_total}). Meta is
+ * read after the answers: if it still says live then, no fold had begun when the counters were
+ * read, so the merge is exact. Meta unreadable: those days' live rows are left out (the report
+ * may lag, never count twice).
+ *
  * <p>Thread-safe: the HTTP client is shared; the cached aggregator list is replaced whole.
  */
 public final class LiveReads {
@@ -41,13 +59,17 @@ public final class LiveReads {
     static final Duration REFRESH = Duration.ofSeconds(1);
     /** Liveness of a heartbeat that declared no expiry (older instances). */
     private static final Duration LIVENESS = Duration.ofSeconds(30);
+    /** How far a reconciler's clock may run ahead of this one: a day is checked in meta until this long after it ended here. */
+    static final Duration CLOCK_MARGIN = Duration.ofMinutes(10);
 
     private final Supplier<List<AggregatorState>> aggregators;
+    private final BiFunction<LocalDate, LocalDate, Set<LocalDate>> closedDays;
     private final Clock clock;
     private final Duration timeout;
     private final HttpClient http;
     private final Metrics.Counter misses;
     private final Metrics.Counter rows;
+    private final Metrics.Counter closedRows;
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
 
     private record Cached(List<String> urls, Instant readAt) {
@@ -58,19 +80,24 @@ public final class LiveReads {
 
     private LiveReads() {
         this.aggregators = List::of;
+        this.closedDays = (from, to) -> Set.of();
         this.clock = Clock.systemUTC();
         this.timeout = Duration.ZERO;
         this.http = null;
         this.misses = null;
         this.rows = null;
+        this.closedRows = null;
     }
 
     /**
      * @param aggregators the aggregators' heartbeat rows ({@code MetaStore::aggregators})
+     * @param closedDays  the days in [from, to] closing or reconciled ({@code MetaStore::closedDays})
      * @param timeout     deadline of each step's calls
      */
-    public LiveReads(Supplier<List<AggregatorState>> aggregators, Clock clock, Duration timeout, Metrics metrics) {
+    public LiveReads(Supplier<List<AggregatorState>> aggregators, BiFunction<LocalDate, LocalDate, Set<LocalDate>> closedDays,
+                     Clock clock, Duration timeout, Metrics metrics) {
         this.aggregators = aggregators;
+        this.closedDays = closedDays;
         this.clock = clock;
         this.timeout = timeout;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
@@ -78,6 +105,8 @@ public final class LiveReads {
                 "Live-counts calls to an aggregator that failed, timed out or found its writer changed (the report then "
                         + "shows that aggregator's counts as of its last flush)");
         this.rows = metrics.counter("adreport_report_live_rows_total", "Counter rows whose live totals reports merged");
+        this.closedRows = metrics.counter("adreport_report_live_closed_rows_total",
+                "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)");
     }
 
     /** Step 1: the writer id of each live aggregator (by URL) that keeps live counts of {@code rollup}. */
@@ -117,6 +146,34 @@ public final class LiveReads {
             }
         });
         return out;
+    }
+
+    /**
+     * Step 3, after the answers: which of the epoch days in [{@code fromDay}, {@code toDay}] are closed
+     * (their live rows must be left out). Days that cannot be closed yet are not looked up.
+     */
+    LongPredicate closed(long fromDay, long toDay) {
+        long firstUnclosable = UtcDay.epochDayOf(clock.instant().plus(CLOCK_MARGIN));
+        if (fromDay >= firstUnclosable) {
+            return day -> false;
+        }
+        try {
+            Set<Long> closed = new HashSet<>();
+            closedDays.apply(LocalDate.ofEpochDay(fromDay), LocalDate.ofEpochDay(Math.min(toDay, firstUnclosable - 1)))
+                    .forEach(d -> closed.add(d.toEpochDay()));
+            return closed::contains;
+        } catch (RuntimeException e) {
+            LOG.debug("day states not read from meta; live rows of past days left out: {}", e.toString());
+            misses.inc();
+            return day -> day < firstUnclosable;
+        }
+    }
+
+    /** Counts live rows left out because their day is closed. */
+    void leftOut(int rowsOfClosedDays) {
+        if (closedRows != null && rowsOfClosedDays > 0) {
+            closedRows.add(rowsOfClosedDays);
+        }
     }
 
     private Map<String, LiveCounts.Answer> ask(List<String> urls, LiveCounts.Request request) {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.LongPredicate;
@@ -28,8 +29,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The report API's side of the live-counts exchange ({@link LiveCounts}, which describes the
- * protocol and why it counts each event once): asks every live aggregator for its writer id
- * before a report reads HBase, and for its current totals of the rows read after.
+ * protocol and why it counts each event once): knows every live aggregator's writer id before a
+ * report reads HBase, and asks for its current totals of the rows read after.
+ *
+ * <p><b>Writer ids.</b> An aggregator's writer id changes only when it starts over or restarts, so
+ * the id seen in an earlier answer is reused: a report makes one call per aggregator, not two. Only
+ * an aggregator not seen yet (for that rollup) is asked for its id first. If the id in the totals'
+ * answer differs from the one the report used, the writer started over since: that answer is
+ * left out (the report reads that aggregator as stored, as when it started over between two
+ * calls) and the next report asks for the new id.
  *
  * <p><b>Which aggregators.</b> Those whose heartbeat row in meta is live and advertises a URL,
  * read from meta at most once per {@link #REFRESH} (a report does not scan meta).
@@ -71,6 +79,11 @@ public final class LiveReads {
     private final Metrics.Counter rows;
     private final Metrics.Counter closedRows;
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
+    /** The writer id last seen per aggregator and rollup; entries of aggregators gone from meta are dropped. */
+    private final Map<Writer, Long> known = new ConcurrentHashMap<>();
+
+    private record Writer(String url, String rollup) {
+    }
 
     private record Cached(List<String> urls, Instant readAt) {
     }
@@ -109,7 +122,11 @@ public final class LiveReads {
                 "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)");
     }
 
-    /** Step 1: the writer id of each live aggregator (by URL) that keeps live counts of {@code rollup}. */
+    /**
+     * Step 1: the writer id of each live aggregator (by URL) that keeps live counts of
+     * {@code rollup}. Ids seen before are reused without a call ({@link #known}); only aggregators
+     * not seen yet for this rollup are asked.
+     */
     Map<String, Long> writers(String rollup) {
         if (http == null) {
             return Map.of();
@@ -119,12 +136,23 @@ public final class LiveReads {
             return Map.of();
         }
         Map<String, Long> out = new LinkedHashMap<>();
-        Map<String, LiveCounts.Answer> answers = ask(urls, LiveCounts.Request.writerOnly(rollup));
-        answers.forEach((url, a) -> {
-            if (a.writer() != 0) {
-                out.put(url, a.writer());
+        List<String> unknown = new ArrayList<>();
+        for (String url : urls) {
+            Long writer = known.get(new Writer(url, rollup));
+            if (writer == null) {
+                unknown.add(url);
+            } else {
+                out.put(url, writer);
             }
-        });
+        }
+        if (!unknown.isEmpty()) {
+            ask(unknown, LiveCounts.Request.writerOnly(rollup)).forEach((url, a) -> {
+                if (a.writer() != 0) {
+                    known.put(new Writer(url, rollup), a.writer());
+                    out.put(url, a.writer());
+                }
+            });
+        }
         return out;
     }
 
@@ -142,7 +170,8 @@ public final class LiveReads {
                 out.add(a);
                 rows.add(a.rows().size());
             } else {
-                misses.inc(); // it started over between the steps: its stored cells are what the report read
+                misses.inc(); // it started over since its id was seen: its stored cells are what the report read
+                known.remove(new Writer(url, request.rollup()), writers.get(url)); // the next report asks for the new id
             }
         });
         return out;
@@ -225,6 +254,8 @@ public final class LiveReads {
             urls = c.urls();
         }
         cached = new Cached(List.copyOf(urls), now);
+        Set<String> live = Set.copyOf(urls);
+        known.keySet().removeIf(w -> !live.contains(w.url()));
         return urls;
     }
 }

@@ -26,12 +26,13 @@ import java.util.List;
  *
  * <p><b>The protocol</b> (both steps are one {@code POST} of a {@link Request} to {@link #PATH}):
  * <ol>
- *   <li>before reading HBase, the reader asks each aggregator for its writer id only (a request
- *       without ranges); it then keeps, of every row it reads, the stored cells of those writers;</li>
- *   <li>after reading, it asks again with the ranges it read; the answer is the writer's current
+ *   <li>before reading HBase, the reader knows each aggregator's writer id: from an earlier answer,
+ *       or by asking for it alone (a request without ranges); it then keeps, of every row it reads,
+ *       the stored cells of those writers;</li>
+ *   <li>after reading, it asks with the ranges it read; the answer is the writer's current
  *       total of every metric of every matching row of an open day, and its writer id. If the id
- *       changed between the steps (the writer started over), that answer is ignored: the stored
- *       cells alone are then used, which can lag but never double-count.</li>
+ *       is not the one the reader used (the writer started over since), that answer is ignored:
+ *       the stored cells alone are then used, which can lag but never double-count.</li>
  * </ol>
  * Since a writer's total only grows and every flush writes a total it held, its total at the
  * second step includes whatever its stored cell held at the read: replacing one by the other

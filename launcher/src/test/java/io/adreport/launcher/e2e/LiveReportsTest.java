@@ -181,110 +181,61 @@ class LiveReportsTest {
     }
 
     /**
-     * An aggregator that missed a day's close (its day-close poll is slower than the test, as one
-     * paused past its heartbeat's expiry would be) still answers that day's live rows; once meta
-     * says the day is closing, reports leave them out (the nightly job may already have folded the
-     * day's stored cells into the corrected ones), while today's live rows still count.
+     * Two ways a live total could be added on top of what is already stored, both left out:
+     * <ol>
+     *   <li>An aggregator that missed a day's close (its day-close poll is slower than the test, as
+     *       one paused past its heartbeat's expiry would be) still answers that day's live rows;
+     *       once meta says the day is closing, reports leave them out (the nightly job may already
+     *       have folded the day's stored cells into the corrected ones), while today's still count.</li>
+     *   <li>The report API reuses the writer id an aggregator answered before. Restarted at the same
+     *       address, the aggregator writes under a new id: a report still holding the old one must
+     *       not add the new writer's live total on top of its stored cells (it reads that aggregator
+     *       as stored), and the report after it sees everything again.</li>
+     * </ol>
      */
     @Test
-    void live_rows_of_a_day_closed_in_meta_are_left_out_even_when_the_aggregator_still_answers_them(MiniHBase hbase)
+    void live_rows_of_a_closed_day_and_a_restarted_writers_stored_cells_are_never_added_twice(MiniHBase hbase)
             throws Exception {
-        Cube cube;
-        try (InputStream in = CubeLoader.class.getResourceAsStream(CubeLoader.DEFAULT_RESOURCE)) {
-            cube = CubeLoader.parse("ads.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
-        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("zombie"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        Clock clock = Clock.systemUTC();
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
-                new DeviceHasher("live-reads-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
-        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of(
-                "ingest.port", "0", "aggregator.id", "zombie", "flush.interval.ms", "60000",
-                "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500")), clock);
-        Javalin api = null;
-        try {
-            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(), ReportConfig.of(Map.of()),
-                    new Metrics(), clock);
-            String analyst = deps.keys().create("analyst");
-            api = ReportApi.create(deps).start(0);
-            LocalDate today = LocalDate.now(ZoneOffset.UTC);
-            LocalDate yesterday = today.minusDays(1);
-            StringBuilder body = new StringBuilder();
-            Instant noonYesterday = yesterday.atTime(12, 0).toInstant(ZoneOffset.UTC);
-            Instant startOfToday = today.atStartOfDay(ZoneOffset.UTC).toInstant();
-            for (int i = 0; i < 8; i++) {
-                Instant ts = i < 5 ? noonYesterday.plusSeconds(i) : startOfToday.plusSeconds(i);
-                body.append("{\"type\":\"impression\",\"id\":\"z-").append(i).append("\",\"ts\":\"").append(ts)
-                        .append("\",\"advertiser\":\"adv-1\",\"campaign\":\"c-1\",\"creative\":\"cr-1\",\"publisher\":\"pub-1\"")
-                        .append(",\"zone\":\"z-1\",\"country\":\"US\",\"deviceType\":\"mobile\",\"device\":\"d-1\",\"costMicros\":1000}\n");
-            }
-            HttpResponse<String> posted = HTTP.send(HttpRequest.newBuilder(
-                            URI.create("http://localhost:" + aggregator.port() + "/v1/events"))
-                    .header("Content-Type", "application/x-ndjson")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, posted.statusCode(), posted.body());
-            assertEquals(8, JSON.readTree(posted.body()).get("accepted").asLong(), posted.body());
-
-            String byDay = "/v1/reports/network?from=" + yesterday + "&to=" + today.plusDays(1)
-                    + "&granularity=day&metrics=impressions&tz=UTC";
-            Map<String, Long> before = perDay(get(api.port(), byDay, analyst));
-            assertEquals(Map.of(yesterday.toString(), 5L, today.toString(), 3L), before, "live counts, nothing flushed yet");
-
-            deps.meta().markClosing(yesterday); // the aggregator will not poll meta again within this test
-            Map<String, Long> after = perDay(get(api.port(), byDay, analyst));
-            assertEquals(0L, after.getOrDefault(yesterday.toString(), 0L), "yesterday is closed: its live rows are left out");
-            assertEquals(3L, after.get(today.toString()), "today's live rows still count");
-        } finally {
-            if (api != null) {
-                api.stop();
-            }
-            aggregator.close();
-        }
-    }
-
-    /**
-     * The report API reuses the writer id an aggregator answered before. An aggregator restarted at
-     * the same address writes under a new id: a report that still holds the old one must not add
-     * the new writer's live total on top of its stored cells (it reads that aggregator as stored),
-     * and the report after it sees everything again.
-     */
-    @Test
-    void a_report_holding_a_restarted_aggregators_old_writer_id_never_counts_its_new_cells_twice(MiniHBase hbase)
-            throws Exception {
-        Cube cube;
-        try (InputStream in = CubeLoader.class.getResourceAsStream(CubeLoader.DEFAULT_RESOURCE)) {
-            cube = CubeLoader.parse("ads.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
-        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("restart"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        Clock clock = Clock.systemUTC();
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
-                new DeviceHasher("live-reads-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
+        Stack stack = Stack.create(hbase, "guards");
         int port;
         try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
             port = free.getLocalPort();
         }
-        Map<String, String> settings = Map.of("ingest.port", String.valueOf(port), "aggregator.id", "restarted",
-                "flush.interval.ms", "60000", "heartbeat.interval.ms", "500");
-        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(settings), clock);
+        Map<String, String> settings = Map.of("ingest.port", String.valueOf(port), "aggregator.id", "guarded",
+                "flush.interval.ms", "60000", "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500");
+        Aggregator aggregator = Aggregator.start(hbase.connection(), stack.layout(), stack.parser(), AggregatorConfig.of(settings),
+                stack.clock());
         Javalin api = null;
         try {
             Metrics apiMetrics = new Metrics();
-            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(), ReportConfig.of(Map.of()),
-                    apiMetrics, clock);
+            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), stack.cube(), stack.layout().namespace(),
+                    ReportConfig.of(Map.of()), apiMetrics, stack.clock());
             String analyst = deps.keys().create("analyst");
             api = ReportApi.create(deps).start(0);
             LocalDate today = LocalDate.now(ZoneOffset.UTC);
+            LocalDate yesterday = today.minusDays(1);
+            Instant startOfToday = today.atStartOfDay(ZoneOffset.UTC).toInstant();
+
+            // 1. A closed day's live rows.
+            postImpressions(port, "y-", 5, yesterday.atTime(12, 0).toInstant(ZoneOffset.UTC));
+            postImpressions(port, "t-", 3, startOfToday);
+            String byDay = "/v1/reports/network?from=" + yesterday + "&to=" + today.plusDays(1)
+                    + "&granularity=day&metrics=impressions&tz=UTC";
+            assertEquals(Map.of(yesterday.toString(), 5L, today.toString(), 3L), perDay(get(api.port(), byDay, analyst)),
+                    "live counts, nothing flushed yet");
+            deps.meta().markClosing(yesterday); // the aggregator will not poll meta again within this test
+            Map<String, Long> after = perDay(get(api.port(), byDay, analyst));
+            assertEquals(0L, after.getOrDefault(yesterday.toString(), 0L), "yesterday is closed: its live rows are left out");
+            assertEquals(3L, after.get(today.toString()), "today's live rows still count");
+
+            // 2. A restarted aggregator's new writer, while the report API still holds the old id.
             String network = "/v1/reports/network?from=" + today + "&to=" + today.plusDays(1) + "&granularity=all&metrics=impressions";
-
-            postImpressions(port, "first-", 3, today);
-            assertEquals(3, sum(get(api.port(), network, analyst)), "live, before any flush: the report learns the writer id");
-            aggregator.close(); // flushes: 3 in the first writer's cells
-            aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(settings), clock);
-            postImpressions(port, "second-", 4, today);
+            aggregator.close(); // flushes: today's 3 in the first writer's cells
+            aggregator = Aggregator.start(hbase.connection(), stack.layout(), stack.parser(), AggregatorConfig.of(settings),
+                    stack.clock());
+            postImpressions(port, "second-", 4, startOfToday);
             aggregator.flushNow(); // 4 in the new writer's cells
-            postImpressions(port, "third-", 2, today); // 2 live only
-
+            postImpressions(port, "third-", 2, startOfToday); // 2 live only
             long misses = apiMetrics.counter("adreport_report_live_misses_total", "").get();
             long first = sum(get(api.port(), network, analyst));
             assertTrue(first == 7 || first == 9, "the first report after the restart reads the new writer as stored (7) or"
@@ -300,9 +251,9 @@ class LiveReportsTest {
         }
     }
 
-    private static void postImpressions(int port, String prefix, int n, LocalDate day) throws Exception {
+    /** Posts {@code n} impressions of one series, one second apart from {@code start}, all accepted. */
+    private static void postImpressions(int port, String prefix, int n, Instant start) throws Exception {
         StringBuilder body = new StringBuilder();
-        Instant start = day.atStartOfDay(ZoneOffset.UTC).toInstant();
         for (int i = 0; i < n; i++) {
             body.append("{\"type\":\"impression\",\"id\":\"").append(prefix).append(i).append("\",\"ts\":\"")
                     .append(start.plusSeconds(i)).append("\",\"advertiser\":\"adv-1\",\"campaign\":\"c-1\",\"creative\":\"cr-1\"")
@@ -313,6 +264,21 @@ class LiveReportsTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, posted.statusCode(), posted.body());
         assertEquals(n, JSON.readTree(posted.body()).get("accepted").asLong(), posted.body());
+    }
+
+    /** The built-in cube's tables in a fresh namespace, and the parser an aggregator takes. */
+    private record Stack(Cube cube, TableLayout layout, Clock clock, EventParser parser) {
+        static Stack create(MiniHBase hbase, String namespace) throws Exception {
+            Cube cube;
+            try (InputStream in = CubeLoader.class.getResourceAsStream(CubeLoader.DEFAULT_RESOURCE)) {
+                cube = CubeLoader.parse("ads.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+            TableLayout layout = new TableLayout(cube, hbase.freshNamespace(namespace));
+            new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+            Clock clock = Clock.systemUTC();
+            return new Stack(cube, layout, clock, new EventParser(cube, clock, Duration.ofDays(7),
+                    new DeviceHasher("live-reads-device-secret-0123".getBytes(StandardCharsets.UTF_8))));
+        }
     }
 
     /** Impressions per row, keyed by the row's date (a day-granularity report in UTC). */

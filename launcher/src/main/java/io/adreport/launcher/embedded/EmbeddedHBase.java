@@ -133,13 +133,6 @@ public final class EmbeddedHBase implements AutoCloseable {
         // call's operation timeout (flush.timeout.ms; the aggregator never resends a failed flush
         // itself), so a grace of twice that timeout protects exactly as much.
         conf.setInt("hbase.server.hashNonce.gracePeriod", (int) Math.min(Integer.MAX_VALUE, nonceGrace.toMillis()));
-        // The region server's report to the master (every 3 s by default) carries the task list,
-        // and in it the text of every running RPC: under ingest, a 2,000-row multi-put or a
-        // 1,000-row counter flush printed as protobuf text, 5% of the stack's CPU in a profile
-        // (docs/BENCHMARKS.md, "Ingest at default settings, profiled"). HBase has no setting to
-        // leave the tasks out; with one region server and no balancer to feed, a 30 s interval
-        // costs nothing (stopping does not wait for it: stop() wakes the report loop).
-        conf.setInt("hbase.regionserver.msginterval", 30_000);
 
         MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
         zk.setDefaultClientPort(choosePort(dir.resolve(LAST_PORT_FILE)));

@@ -58,15 +58,15 @@ adreport() { ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" "$@"; }
 adreport help >/dev/null 2>&1 || { ADREPORT_SKIP_BUILD=0 "$root/bin/adreport" help >/dev/null; }
 bench() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" "$@"; }
 gen() { bench io.adreport.benchmarks.GenerateEvents "$@"; }
-freshness_buckets() { # "le cumulative-count" of adreport_freshness_seconds
-  curl -fsS "http://localhost:$1/metrics" | awk '/^adreport_freshness_seconds_bucket/ {
+histogram_buckets() { # port metric -> "le cumulative-count" of that histogram (the first label set)
+  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" 'index($1, m "_bucket{") == 1 && !seen[$1]++ {
     match($1, /le="[^"]*"/); print substr($1, RSTART + 4, RLENGTH - 5), $2 }'
 }
 bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (bucket upper bounds of the window's observations)
   paste "$1" "$2" | awk '{ le[NR] = $1; c[NR] = $4 - $2; n = c[NR] } END {
-    if (n == 0) { print "no flush observed"; exit }
+    if (n == 0) { print "none observed"; exit }
     for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
-    printf "%d flushes, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
+    printf "%d observed, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
 }
 cpu_ms() { # user + system CPU of process $1 so far, in ms
   awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"
@@ -167,7 +167,9 @@ for mode in $modes; do
     secs=$(( probes * probe_interval / 1000 + 20 ))
     gen "$work/pace-$mode.ndjson" $((pace * secs)) "pace-$mode-" 600 3
     echo "== $mode: paced replay at $pace events/s (${load} x the $load_base rate $base) for ~$secs s, $probes freshness probes" >&2
-    freshness_buckets "$ingest" >"$work/fb0"
+    histogram_buckets "$ingest" adreport_freshness_seconds >"$work/fb0"
+    histogram_buckets "$ingest" adreport_live_answer_seconds >"$work/la0"
+    histogram_buckets "$report" adreport_report_live_seconds >"$work/rl0"
     lr0=$(metric "$report" adreport_report_live_rows_total); lm0=$(metric "$report" adreport_report_live_misses_total)
     adreport replay "$work/pace-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
       --rate "$pace" >"$work/pace-$mode.out" 2>/dev/null &
@@ -175,14 +177,16 @@ for mode in $modes; do
     sleep 5 # reach the paced steady state before the first probe
     bench io.adreport.benchmarks.FreshnessProbe "http://localhost:$ingest" "http://localhost:$report" \
       "$(cat "$data/analyst.key")" "$probes" "$probe_interval" | tee "$work/probe-$mode.out" || true
-    freshness_buckets "$ingest" >"$work/fb1"
+    histogram_buckets "$ingest" adreport_freshness_seconds >"$work/fb1"
+    histogram_buckets "$ingest" adreport_live_answer_seconds >"$work/la1"
+    histogram_buckets "$report" adreport_report_live_seconds >"$work/rl1"
     lr1=$(metric "$report" adreport_report_live_rows_total); lm1=$(metric "$report" adreport_report_live_misses_total)
     wait "$paced" || true; paced=
     prate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/pace-$mode.out")
-    fresh+=("$(printf '%-10s paced at %s events/s (replay measured %s): %s; %s; adreport_freshness_seconds: %s; live reads: %s rows merged, %s misses' "$mode" "$pace" \
+    fresh+=("$(printf '%-10s paced at %s events/s (replay measured %s): %s; %s; adreport_freshness_seconds: %s; live reads: %s rows merged, %s misses; live steps as the report waited (adreport_report_live_seconds): %s; answers as the aggregator built them (adreport_live_answer_seconds): %s' "$mode" "$pace" \
       "${prate:-?}" "$(sed -n 's/^freshness advertiser: //p' "$work/probe-$mode.out")" \
       "network $(sed -n 's/^freshness network: //p' "$work/probe-$mode.out")" "$(bucket_quantiles "$work/fb0" "$work/fb1")" \
-      $((lr1 - lr0)) $((lm1 - lm0)))")
+      $((lr1 - lr0)) $((lm1 - lm0)) "$(bucket_quantiles "$work/rl0" "$work/rl1")" "$(bucket_quantiles "$work/la0" "$work/la1")")")
   fi
   echo "== $mode: stopping" >&2
   stop

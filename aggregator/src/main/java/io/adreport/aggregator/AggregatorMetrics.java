@@ -1,5 +1,6 @@
 package io.adreport.aggregator;
 
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.metrics.Metrics.Counter;
 import io.adreport.schema.metrics.Metrics.Histogram;
@@ -30,6 +31,7 @@ public final class AggregatorMetrics {
     public final Histogram queueWaitSeconds;
     public final Histogram flushSeconds;
     public final Histogram requestSeconds;
+    public final Histogram liveAnswerSeconds;
 
     public AggregatorMetrics(Metrics registry) {
         this.registry = registry;
@@ -55,6 +57,9 @@ public final class AggregatorMetrics {
                 "Time a request's events wait for a raw-store writer", Metrics.LATENCY_BUCKETS);
         flushSeconds = registry.histogram("adreport_flush_seconds", "Duration of one buffer flush", Metrics.LATENCY_BUCKETS);
         requestSeconds = registry.histogram("adreport_ingest_request_seconds", "POST /v1/events latency, parse to response",
+                Metrics.LATENCY_BUCKETS);
+        liveAnswerSeconds = registry.histogram("adreport_live_answer_seconds",
+                "Live-counts answers to the report API (POST " + LiveCounts.PATH + "), request read to answer encoded",
                 Metrics.LATENCY_BUCKETS);
         String checks = "Dedup and join-target checks of raw rows, by how they were answered";
         existenceReads = registry.counter("adreport_raw_existence_checks_total", checks, "answer", "read");

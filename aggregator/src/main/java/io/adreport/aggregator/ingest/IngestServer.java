@@ -31,6 +31,7 @@ public final class IngestServer {
         app.get("/metrics", c::metrics);
         // The live-counts exchange (LiveCounts): the report API asks for the totals not yet flushed.
         app.post(LiveCounts.PATH, ctx -> {
+            long start = System.nanoTime();
             LiveCounts.Answer answer;
             try {
                 answer = counters.live(LiveCounts.decodeRequest(ctx.bodyAsBytes()));
@@ -38,6 +39,7 @@ public final class IngestServer {
                 throw new IngestError(400, e.getMessage());
             }
             ctx.contentType(LiveCounts.CONTENT_TYPE).result(LiveCounts.encode(answer));
+            metrics.liveAnswerSeconds.observeNanos(System.nanoTime() - start);
         });
         app.exception(IngestError.class, (e, ctx) -> {
             if (e.status == 429 || e.status == 503) {

@@ -210,11 +210,15 @@ public final class CounterReader {
         void addLive(Map<GroupKey, long[]> out, List<LiveCounts.Answer> answers) {
             long firstDay = Long.MAX_VALUE;
             long lastDay = Long.MIN_VALUE;
-            for (LiveCounts.Answer a : answers) {
-                for (LiveCounts.Row row : a.rows()) {
-                    long minute = bucketMinute(row.key());
-                    if (minute != Long.MIN_VALUE) {
-                        long day = UtcDay.epochDayOfBucketMinute(minute);
+            long[][] days = new long[answers.size()][]; // each live row's UTC epoch day (Long.MIN_VALUE: no bucket), read once
+            for (int a = 0; a < answers.size(); a++) {
+                List<LiveCounts.Row> rows = answers.get(a).rows();
+                days[a] = new long[rows.size()];
+                for (int r = 0; r < rows.size(); r++) {
+                    long minute = bucketMinute(rows.get(r).key());
+                    long day = minute == Long.MIN_VALUE ? Long.MIN_VALUE : UtcDay.epochDayOfBucketMinute(minute);
+                    days[a][r] = day;
+                    if (day != Long.MIN_VALUE) {
                         firstDay = Math.min(firstDay, day);
                         lastDay = Math.max(lastDay, day);
                     }
@@ -225,11 +229,12 @@ public final class CounterReader {
             }
             LongPredicate closed = live.closed(firstDay, lastDay); // after the answers: see LiveReads, "Closed days"
             int leftOut = 0;
-            for (LiveCounts.Answer a : answers) {
-                int[] slot = plan.columns().stream().mapToInt(a.metrics()::indexOf).toArray();
-                for (LiveCounts.Row row : a.rows()) {
-                    long minute = bucketMinute(row.key());
-                    if (minute != Long.MIN_VALUE && closed.test(UtcDay.epochDayOfBucketMinute(minute))) {
+            for (int a = 0; a < answers.size(); a++) {
+                LiveCounts.Answer answer = answers.get(a);
+                int[] slot = plan.columns().stream().mapToInt(answer.metrics()::indexOf).toArray();
+                for (int r = 0; r < answer.rows().size(); r++) {
+                    LiveCounts.Row row = answer.rows().get(r);
+                    if (days[a][r] != Long.MIN_VALUE && closed.test(days[a][r])) {
                         leftOut++;
                         continue;
                     }
@@ -237,7 +242,7 @@ public final class CounterReader {
                     if (key == null) {
                         continue;
                     }
-                    long[] before = stored.get(new RowWriter(row.key(), a.writer()));
+                    long[] before = stored.get(new RowWriter(row.key(), answer.writer()));
                     long[] sum = out.computeIfAbsent(key, k -> new long[decoder.width()]);
                     for (int i = 0; i < sum.length; i++) {
                         sum[i] += (slot[i] < 0 ? 0 : row.totals()[slot[i]]) - (before == null ? 0 : before[i]);

@@ -78,6 +78,7 @@ public final class LiveReads {
     private final Metrics.Counter misses;
     private final Metrics.Counter rows;
     private final Metrics.Counter closedRows;
+    private final Metrics.Histogram askSeconds;
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
     /** The writer id last seen per aggregator and rollup; entries of aggregators gone from meta are dropped. */
     private final Map<Writer, Long> known = new ConcurrentHashMap<>();
@@ -100,6 +101,7 @@ public final class LiveReads {
         this.misses = null;
         this.rows = null;
         this.closedRows = null;
+        this.askSeconds = null;
     }
 
     /**
@@ -118,6 +120,9 @@ public final class LiveReads {
                 "Live-counts calls to an aggregator that failed, timed out or found its writer changed (the report then "
                         + "shows that aggregator's counts as of its last flush)");
         this.rows = metrics.counter("adreport_report_live_rows_total", "Counter rows whose live totals reports merged");
+        this.askSeconds = metrics.histogram("adreport_report_live_seconds",
+                "One step of the live-counts exchange: its calls to every live aggregator, sent to answered or timed out",
+                Metrics.LATENCY_BUCKETS);
         this.closedRows = metrics.counter("adreport_report_live_closed_rows_total",
                 "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)");
     }
@@ -207,7 +212,8 @@ public final class LiveReads {
 
     private Map<String, LiveCounts.Answer> ask(List<String> urls, LiveCounts.Request request) {
         byte[] body = LiveCounts.encode(request);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
         Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
         for (String url : urls) {
             HttpRequest r = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
@@ -233,6 +239,7 @@ public final class LiveReads {
                 LOG.debug("live counts of {} not read: {}", url, e.toString());
             }
         });
+        askSeconds.observeNanos(System.nanoTime() - start);
         return out;
     }
 

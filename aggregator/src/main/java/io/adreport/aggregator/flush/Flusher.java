@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * flush's Puts (totals and writer id change only there; {@code inFlightFrom} marks how far the
  * generation is in the totals) and a live read, so a read sees every delta exactly once: in the
  * totals, in the rest of the generation in flight, or in the buffer. Ingest never takes it; a
- * flush holds it for {@value #LIVE_STEP} rows at a time, never while its Puts are sent.
+ * flush holds it for {@value #LIVE_STEP} rows at a time, never while its Puts are sent, and the
+ * lock is fair, so a waiting read goes before the flush's next step.
  *
  * <p>The metrics keep their names from the Increment days: {@code adreport_increments_sent_total}
  * counts the rows (Puts) sent, {@code adreport_increment_cells_sent_total} their cells.
@@ -84,7 +85,12 @@ public final class Flusher {
     private final SendGate gate;
     private final LongPredicate closed;
     private final WriterTotals totals;
-    private final java.util.concurrent.locks.ReentrantLock live = new java.util.concurrent.locks.ReentrantLock();
+    /**
+     * Fair: a live read that waits gets the lock at the flush's next step. Unfair, the flusher took
+     * it back at once after each step (it never parks between them), so a read waited for the
+     * whole generation: up to 736 ms under saturated replay (JFR, docs/BENCHMARKS.md).
+     */
+    private final java.util.concurrent.locks.ReentrantLock live = new java.util.concurrent.locks.ReentrantLock(true);
     /** Rows of a live lock's hold while a flush builds its Puts. */
     private static final int LIVE_STEP = 2_000;
     private List<RowCells> inFlight = List.of(); // the generation taken; guarded by live

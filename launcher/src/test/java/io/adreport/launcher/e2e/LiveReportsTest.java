@@ -246,10 +246,7 @@ class LiveReportsTest {
             // Both sides time the exchange: the report's steps and the aggregator's answers.
             assertTrue(apiMetrics.histogram("adreport_report_live_seconds", "", Metrics.LATENCY_BUCKETS).count() >= 3,
                     "each report's live step is timed");
-            String aggregatorMetrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            long answers = aggregatorMetrics.lines().filter(l -> l.startsWith("adreport_live_answer_seconds_count "))
-                    .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(' ') + 1).trim())).sum();
+            long answers = aggregator.stats().liveAnswerSeconds.count();
             assertTrue(answers >= 2, "the restarted aggregator timed its live answers: " + answers);
         } finally {
             if (api != null) {

@@ -80,22 +80,20 @@ class SchemaApplierTest {
                     admin.getDescriptor(zone).getColumnFamily(TableLayout.COUNTER_FAMILY)).setTimeToLive(3600).build());
 
             SchemaApplier.Report dry = applier.apply(admin, true);
-            SchemaApplier.TableResult dryProfiles = dry.tables().stream()
-                    .filter(t -> t.table().equals(layout.profilesTable())).findFirst().orElseThrow();
-            assertEquals(SchemaApplier.Action.DRIFT, dryProfiles.action(), "a dry run reports the missing family: " + dry);
+            assertEquals(SchemaApplier.Action.DRIFT, resultOf(dry, layout.profilesTable()).action(),
+                    "a dry run reports the missing family: " + dry);
             assertEquals(2, dry.count(SchemaApplier.Action.DRIFT), dry.toString());
             assertEquals(null, admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY));
 
             SchemaApplier.Report report = applier.apply(admin, false);
-            SchemaApplier.TableResult profiles = report.tables().stream()
-                    .filter(t -> t.table().equals(layout.profilesTable())).findFirst().orElseThrow();
+            SchemaApplier.TableResult profiles = resultOf(report, layout.profilesTable());
             assertEquals(SchemaApplier.Action.EXTENDED, profiles.action());
             assertEquals(List.of("family 'ev' added"), profiles.drift());
             assertEquals(cube.rawTtlDays() * 86_400,
                     admin.getDescriptor(layout.profilesTable()).getColumnFamily(TableLayout.EVENT_INDEX_FAMILY).getTimeToLive());
 
             assertTrue(report.hasDrift(), "a changed TTL is drift: " + report);
-            SchemaApplier.TableResult result = report.tables().stream().filter(t -> t.table().equals(zone)).findFirst().orElseThrow();
+            SchemaApplier.TableResult result = resultOf(report, zone);
             assertEquals(SchemaApplier.Action.DRIFT, result.action());
             assertEquals(List.of("TTL is 3600 s, cube wants 34560000 s"), result.drift());
             assertEquals(3600, admin.getDescriptor(zone).getColumnFamily(TableLayout.COUNTER_FAMILY).getTimeToLive(), "left as it was");
@@ -103,5 +101,9 @@ class SchemaApplierTest {
             assertEquals(cube.rollups().size() + 6, again.count(SchemaApplier.Action.OK), again.toString());
             assertEquals(1, again.count(SchemaApplier.Action.DRIFT), "only the TTL stays drift");
         }
+    }
+
+    private static SchemaApplier.TableResult resultOf(SchemaApplier.Report report, TableName table) {
+        return report.tables().stream().filter(t -> t.table().equals(table)).findFirst().orElseThrow();
     }
 }

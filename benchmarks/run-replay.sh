@@ -23,8 +23,9 @@
 # the replay's rate, which a lagging flusher inflates) (replay --rate)
 # and meanwhile runs FreshnessProbe (exact per-probe lag from acknowledgement to visible in the
 # advertiser and network reports), and reads the adreport_freshness_seconds histogram (how far
-# the stored counters trail) and the report API's live-counts metrics (rows merged, misses) over
-# that window. Stacks use ports BASE, BASE+1, BASE+10, ... (default 19000).
+# the stored counters trail), the report API's live-counts metrics (rows merged, misses) and the
+# exchange's two timings (adreport_report_live_seconds as the report waits, adreport_live_answer_seconds
+# as the aggregator answers) over that window. Stacks use ports BASE, BASE+1, BASE+10, ... (default 19000).
 # Build first: mvn -B -q package -DskipTests (bin/adreport also builds when sources changed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
     --probes) probes="$2"; shift 2 ;;
     --probe-interval) probe_interval="$2"; shift 2 ;;
     --set) extra+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,29p "$0"; exit 0 ;;
     *) echo "run-replay: unknown option $1" >&2; exit 2 ;;
   esac
 done

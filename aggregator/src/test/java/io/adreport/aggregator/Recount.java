@@ -35,7 +35,7 @@ final class Recount {
     long unique;
 
     static String key(String rollup, String granularity, long bucketMinute, List<String> values, String metric) {
-        return rollup + "|" + granularity + "|" + bucketMinute + "|" + String.join(",", values) + "|" + metric;
+        return StoredCounters.key(rollup, granularity, bucketMinute, values, metric);
     }
 
     /** Applies one phase; returns the number of new (non-duplicate) beacons. */

@@ -6,7 +6,6 @@ import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -28,12 +27,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.client.Admin;
 import java.util.Map;
-import java.util.NavigableMap;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * One namespace with the cube's tables on the shared mini cluster, shared by every test of the
@@ -170,38 +167,9 @@ final class TestStack {
             return Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(s), clock, tables, new Metrics());
         }
 
-        /**
-         * Every counter cell of every rollup as "rollup|granularity|bucketMinute|v1,v2|metric" → value.
-         * Keys are parsed with the codec; nothing here knows how events are counted.
-         */
+        /** Every counter cell of the window's days (see {@link StoredCounters}). */
         Map<String, Long> counters() {
-            RowKeyCodec codec = new RowKeyCodec(cube);
-            Map<String, Long> out = new HashMap<>();
-            for (var rollup : cube.rollups()) {
-                try (Table t = hbase.connection().getTable(layout.counterTable(rollup)); ResultScanner rs = t.getScanner(new Scan())) {
-                    for (Result r : rs) {
-                        CounterKey k = codec.parseCounterKey(r.getRow());
-                        long day = Math.floorDiv(k.bucketMinute(), 1440);
-                        if (day < fromDay || day >= toDay) {
-                            continue;
-                        }
-                        NavigableMap<byte[], byte[]> cols = r.getFamilyMap(TableLayout.COUNTER_FAMILY);
-                        for (var c : cols.entrySet()) {
-                            // a metric's value is the sum of its cells: "name" and every "name\0<writer id>"
-                            byte[] q = c.getKey();
-                            int end = 0;
-                            while (end < q.length && q[end] != 0) {
-                                end++;
-                            }
-                            out.merge(Recount.key(rollup.name(), k.granularity().label(), k.bucketMinute(), k.values(),
-                                    Bytes.toString(q, 0, end)), Bytes.toLong(c.getValue()), Long::sum);
-                        }
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-            return out;
+            return StoredCounters.read(hbase.connection(), cube, layout, fromDay, toDay);
         }
 
         /** Raw rows: "type/id" → e:dup count. */

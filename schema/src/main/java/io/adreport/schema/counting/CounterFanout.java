@@ -32,6 +32,8 @@ public final class CounterFanout {
     private final Cube cube;
     /** {@link #maxCellsPerEvent} of each declared type, computed once: admission asks it per event. */
     private final Map<String, Integer> maxCellsByType;
+    /** The bound for an event without a type (a cube without a type field has only these). */
+    private final int maxCellsUntyped;
 
     public CounterFanout(Cube cube) {
         this.cube = cube;
@@ -40,6 +42,7 @@ public final class CounterFanout {
             bounds.put(type, boundOf(cube, type));
         }
         this.maxCellsByType = Map.copyOf(bounds);
+        this.maxCellsUntyped = boundOf(cube, null);
     }
 
     /** True when the event is a join event (its dimensions come from a target). */
@@ -51,9 +54,13 @@ public final class CounterFanout {
      * An upper bound of the deltas {@link #fanOut} emits for one event of {@code type}: every
      * granularity of every rollup times the metrics of that type (or of any type). Ingest reserves
      * this much room in the counter buffer before it stores an event, so the buffer's cell bound
-     * holds whatever the events turn out to touch.
+     * holds whatever the events turn out to touch. A null {@code type} (a cube without a type
+     * field) is bounded by the metrics that apply to every type.
      */
     public int maxCellsPerEvent(String type) {
+        if (type == null) {
+            return maxCellsUntyped;
+        }
         Integer known = maxCellsByType.get(type);
         return known != null ? known : boundOf(cube, type);
     }

@@ -53,6 +53,20 @@ public final class IngestClient {
         void sleep(Duration d) throws InterruptedException;
     }
 
+    /** Told before each wait for a retry: what was answered and which attempt comes next. */
+    @FunctionalInterface
+    public interface RetryListener {
+        RetryListener NONE = (status, reason, nextAttempt, maxAttempts) -> { };
+
+        /**
+         * @param status      the status answered (-1: none)
+         * @param reason      the server's message or the I/O failure
+         * @param nextAttempt the attempt about to be made after the wait (2 for the first retry)
+         * @param maxAttempts the most attempts this status gets
+         */
+        void retrying(int status, String reason, int nextAttempt, int maxAttempts);
+    }
+
     private final URI endpoint;
     private final RetryPolicy policy;
     private final Clock clock;
@@ -130,6 +144,15 @@ public final class IngestClient {
 
     /** Sends one request body of {@code lines} NDJSON events, retrying by the policy. */
     public Delivery send(byte[] ndjson, int lines) throws InterruptedException {
+        return send(ndjson, lines, RetryListener.NONE);
+    }
+
+    /**
+     * As {@link #send(byte[], int)}, telling {@code listener} before each retry. A body the ingest
+     * finds too large (413) is split in two at a line break and each half sent on its own (the
+     * answers are added up, rejections keep their line in the whole body).
+     */
+    public Delivery send(byte[] ndjson, int lines, RetryListener listener) throws InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(endpoint)
                 .timeout(REQUEST_TIMEOUT)
                 .header("Content-Type", "application/x-ndjson")
@@ -151,7 +174,10 @@ public final class IngestClient {
                     long end = System.nanoTime();
                     return answered(r.body(), lines, attempt, end - begin, end - first, retried);
                 }
-                reason = "ingest answered " + status + ": " + abbreviate(r.body());
+                reason = "ingest answered " + RetryPolicy.describe(status) + ": " + message(r.body());
+                if (status == 413 && lines > 1) {
+                    return split(ndjson, lines, listener);
+                }
                 if (!RetryPolicy.retryable(status)) {
                     return givenUp(lines, status, attempt, begin, first, reason, retried);
                 }
@@ -165,12 +191,51 @@ public final class IngestClient {
                 reason = "cannot reach " + endpoint + ": " + e;
                 wait = policy.backoff(failures++);
             }
-            if (attempt >= policy.maxAttempts() || clock.millis() + wait.toMillis() > giveUpAt) {
+            int bound = policy.attemptsFor(status);
+            if (attempt >= bound || clock.millis() + wait.toMillis() > giveUpAt) {
                 return givenUp(lines, status, attempt, begin, first, reason + " (gave up after " + attempt + " attempts)", retried);
             }
             retried.add(status);
+            listener.retrying(status, reason, attempt + 1, bound);
             sleeper.sleep(wait);
         }
+    }
+
+    /** Sends the two halves of a body (split at the line break nearest the middle line) and adds up their answers. */
+    private Delivery split(byte[] ndjson, int lines, RetryListener listener) throws InterruptedException {
+        int half = lines / 2;
+        int cut = 0;
+        for (int seen = 0; cut < ndjson.length && seen < half; cut++) {
+            if (ndjson[cut] == '\n') {
+                seen++;
+            }
+        }
+        Delivery a = send(java.util.Arrays.copyOfRange(ndjson, 0, cut), half, listener);
+        Delivery b = send(java.util.Arrays.copyOfRange(ndjson, cut, ndjson.length), lines - half, listener);
+        List<Delivery.Rejection> rejections = new ArrayList<>(a.rejected());
+        b.rejected().forEach(r -> rejections.add(new Delivery.Rejection(r.line() + half, r.error())));
+        List<Integer> retried = new ArrayList<>(a.retried());
+        retried.add(413);
+        retried.addAll(b.retried());
+        Delivery failed = !a.answered() ? a : !b.answered() ? b : null;
+        return new Delivery(lines, failed != null ? failed.status() : 200, a.accepted() + b.accepted(),
+                a.duplicates() + b.duplicates(), rejections, 1 + a.attempts() + b.attempts(), b.lastNanos(),
+                a.totalNanos() + b.totalNanos(), failed != null ? failed.error() : null, retried);
+    }
+
+    /** The server's message: the "error" field of a JSON answer (with its request id, if any), else the body abbreviated. */
+    private static String message(String body) {
+        try {
+            JsonNode n = JSON.readTree(body);
+            if (n != null && n.hasNonNull("error")) {
+                String id = n.path("requestId").asText("");
+                return abbreviate(n.get("error").asText()) + (id.isEmpty() ? "" : " (request " + id + ")");
+            }
+        } catch (IOException notJson) {
+            // fall through: the body as it is
+        }
+        String text = abbreviate(body);
+        return text.isEmpty() ? "(no message)" : text;
     }
 
     private static Delivery answered(String body, int lines, int attempts, long lastNanos, long totalNanos, List<Integer> retried) {

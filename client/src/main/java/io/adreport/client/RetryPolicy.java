@@ -10,10 +10,14 @@ import java.util.Objects;
 /**
  * The one retry policy of every ingest client (replay, the demo, load harnesses, fault tests).
  *
- * <p>What is retried: 429 (overload) and every 5xx (503 is "HBase unavailable") and an I/O
- * failure (connection refused or reset, timeout). A 4xx other than 429 is the caller's fault and
- * is never retried. Re-sending is safe because the ingest deduplicates by (type, id, UTC day):
- * the same body, with the same event ids, goes out again.
+ * <p>What is retried: 429 (overload), every 5xx and an I/O failure (connection refused or reset,
+ * timeout). Transient answers — 429, 502, 503 ("HBase unavailable"), 504 and no answer at all —
+ * are retried up to the policy's bounds, which outlast an HBase restart. Any other 5xx (500 is a
+ * fault of the server itself, which waiting rarely heals) is retried at most
+ * {@link #SERVER_FAULT_ATTEMPTS} times, so a client facing a broken server says so within a
+ * minute instead of re-sending for five. A 4xx other than 429 is the caller's fault and is never
+ * retried as it is (the client splits a 413's body instead). Re-sending is safe because the ingest
+ * deduplicates by (type, id, UTC day): the same body, with the same event ids, goes out again.
  *
  * <p>How long to wait: {@code Retry-After} when the answer carries one (seconds or an HTTP
  * date), clamped to {@link #maxRetryAfter}; otherwise exponential back-off from
@@ -35,6 +39,9 @@ public record RetryPolicy(Duration giveUpAfter, int maxAttempts, Duration firstB
     /** Five minutes and 500 attempts: outlasts a 60 s HBase outage with room to spare. */
     public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofMinutes(5), 500, Duration.ofMillis(250),
             Duration.ofSeconds(8), Duration.ofSeconds(1), Duration.ofSeconds(60));
+
+    /** Attempts in all for a 5xx that is not 502, 503 or 504: ~40 s of back-off from the default policy. */
+    public static final int SERVER_FAULT_ATTEMPTS = 10;
 
     public RetryPolicy {
         Objects.requireNonNull(giveUpAfter, "giveUpAfter");
@@ -64,6 +71,36 @@ public record RetryPolicy(Duration giveUpAfter, int maxAttempts, Duration firstB
     /** Whether an answer with this status is worth sending again. */
     public static boolean retryable(int status) {
         return status == 429 || status >= 500 && status <= 599;
+    }
+
+    /** Whether a status (or -1, no answer) says "try again later" rather than "something is broken". */
+    public static boolean transientStatus(int status) {
+        return status == -1 || status == 429 || status == 502 || status == 503 || status == 504;
+    }
+
+    /** Attempts in all for an answer of this status: the policy's bound, or fewer for a server fault. */
+    public int attemptsFor(int status) {
+        return transientStatus(status) ? maxAttempts : Math.min(maxAttempts, SERVER_FAULT_ATTEMPTS);
+    }
+
+    /** "500 Internal Server Error": the status with its reason phrase, for messages to a person. */
+    public static String describe(int status) {
+        String phrase = switch (status) {
+            case -1 -> "no answer";
+            case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 413 -> "Content Too Large";
+            case 429 -> "Too Many Requests";
+            case 500 -> "Internal Server Error";
+            case 501 -> "Not Implemented";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            default -> "";
+        };
+        return status == -1 ? phrase : phrase.isEmpty() ? String.valueOf(status) : status + " " + phrase;
     }
 
     /**

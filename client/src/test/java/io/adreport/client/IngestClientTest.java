@@ -107,7 +107,7 @@ class IngestClientTest {
         assertEquals(503, d.status());
         assertEquals(List.of(Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1)), waits);
         assertEquals(4, bodies.size());
-        assertTrue(d.error().startsWith("ingest answered 503: {\"error\":\"scripted\"} (gave up after 4 attempts)"), d.error());
+        assertTrue(d.error().startsWith("ingest answered 503 Service Unavailable: scripted (gave up after 4 attempts)"), d.error());
     }
 
     @Test
@@ -117,6 +117,35 @@ class IngestClientTest {
         assertFalse(d.answered());
         assertEquals(List.of(), waits, "a 30 s wait would end after the 10 s bound: given up at once");
         assertEquals(1, bodies.size());
+    }
+
+    @Test
+    void a_server_fault_is_tried_a_bounded_number_of_times_and_each_retry_is_told() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            script.add(new Answer(500, null));
+        }
+        List<String> told = new ArrayList<>();
+        Delivery d = client(RetryPolicy.DEFAULT).send(body("{}"), 1, (status, reason, next, max) -> told.add(status + " " + next + "/" + max));
+
+        assertFalse(d.answered());
+        assertEquals(RetryPolicy.SERVER_FAULT_ATTEMPTS, bodies.size());
+        assertEquals(RetryPolicy.SERVER_FAULT_ATTEMPTS - 1, told.size());
+        assertEquals("500 2/" + RetryPolicy.SERVER_FAULT_ATTEMPTS, told.get(0));
+        assertTrue(d.error().startsWith("ingest answered 500 Internal Server Error: scripted (gave up after 10 attempts)"), d.error());
+    }
+
+    @Test
+    void a_body_too_large_is_split_in_two_and_the_answers_added_up() throws Exception {
+        script.add(new Answer(413, null));
+        Delivery d = client(RetryPolicy.DEFAULT).send(body("{\"id\":\"a\"}", "{\"id\":\"b\"}", "{\"id\":\"c\"}", "{\"id\":\"d\"}"), 4);
+
+        assertTrue(d.answered(), String.valueOf(d));
+        assertEquals(List.of("{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\"}\n{\"id\":\"d\"}\n",
+                "{\"id\":\"a\"}\n{\"id\":\"b\"}\n", "{\"id\":\"c\"}\n{\"id\":\"d\"}\n"), bodies);
+        assertEquals(2, d.accepted(), "each half: one accepted, one duplicate, line 0 rejected (the scripted 200)");
+        assertEquals(2, d.duplicates());
+        assertEquals(List.of(new Delivery.Rejection(0, "ts: is required"), new Delivery.Rejection(2, "ts: is required")), d.rejected());
+        assertEquals(List.of(), waits);
     }
 
     @Test

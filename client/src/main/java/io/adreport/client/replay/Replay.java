@@ -29,8 +29,11 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code --concurrency} senders (a semaphore bounds batches in flight, so memory stays bounded);
  * totals are {@link LongAdder}s read by the progress thread. Each batch goes through the one
  * {@link IngestClient}: 429, 5xx and I/O failures are retried by its {@link RetryPolicy}
- * ({@code Retry-After} honoured, bounded back-off; a retry is safe: ingest deduplicates); a batch
- * it gives up on, or a 4xx, fails the batch, is reported and makes the exit status 1.
+ * ({@code Retry-After} honoured, bounded back-off; a retry is safe: ingest deduplicates), and the
+ * progress line says so while it waits ({@code retrying: 500 Internal Server Error (3/10)}).
+ * A 4xx fails its batch only (reported; the replay goes on). A batch the client gives up on (a
+ * server that keeps failing, or cannot be reached) stops the replay: nothing more is read, the
+ * batches in flight finish, and the command exits 1 naming the status and the server's message.
  */
 public final class Replay {
 
@@ -49,13 +52,24 @@ public final class Replay {
     private final Map<String, LongAdder> reasons = new ConcurrentHashMap<>();
     private final Latencies latencies = new Latencies();
     private volatile String lastFailure;
+    /** What the progress line says while a batch waits for a retry; null when nothing waits. */
+    private volatile String retrying;
+    /** Why the replay stopped early (a batch given up after the client's retries), or null. */
+    private volatile String stopped;
 
-    Replay(ReplayOptions options, PrintStream out, PrintStream err, Clock clock) {
+    /** Thrown out of the reading loop once the replay has stopped. */
+    private static final class Stopped extends RuntimeException {
+        Stopped() {
+            super(null, null, false, false);
+        }
+    }
+
+    Replay(ReplayOptions options, PrintStream out, PrintStream err, Clock clock, IngestClient.Sleeper sleeper) {
         this.options = options;
         this.out = out;
         this.err = err;
         this.clock = clock;
-        this.client = new IngestClient(URI.create(options.url()), RetryPolicy.DEFAULT, clock, IngestClient.Sleeper.REAL);
+        this.client = new IngestClient(URI.create(options.url()), RetryPolicy.DEFAULT, clock, sleeper);
     }
 
     public static void main(String[] args) {
@@ -69,6 +83,11 @@ public final class Replay {
 
     /** As {@link #run(List, PrintStream, PrintStream)}; {@code clock} says what "now" is for --shift-to-now. */
     public static int run(List<String> args, PrintStream out, PrintStream err, Clock clock) {
+        return run(args, out, err, clock, IngestClient.Sleeper.REAL);
+    }
+
+    /** As above; {@code sleeper} waits between retries (tests record the waits instead). */
+    static int run(List<String> args, PrintStream out, PrintStream err, Clock clock, IngestClient.Sleeper sleeper) {
         ReplayOptions options;
         try {
             options = ReplayOptions.parse(args);
@@ -82,7 +101,7 @@ public final class Replay {
             return 0;
         }
         try {
-            return new Replay(options, out, err, clock).replay();
+            return new Replay(options, out, err, clock, sleeper).replay();
         } catch (IOException e) {
             err.println("replay: " + e.getMessage());
             return 1;
@@ -138,6 +157,9 @@ public final class Replay {
             List<String> batch = new ArrayList<>(options.batch());
             long[] queued = {0};
             java.util.function.Consumer<String> add = line -> {
+                if (stopped != null) {
+                    throw new Stopped();
+                }
                 batch.add(line);
                 queued[0]++;
                 if (batch.size() == options.batch()) {
@@ -156,9 +178,11 @@ public final class Replay {
             } else {
                 source.forEachText(options.limit(), add);
             }
-            if (!batch.isEmpty()) {
+            if (!batch.isEmpty() && stopped == null) {
                 dispatch(List.copyOf(batch), queued[0], start, senders, inFlight);
             }
+        } catch (Stopped s) {
+            // a batch was given up: read no further, let the batches in flight finish
         } finally {
             senders.shutdown();
             senders.awaitTermination(1, TimeUnit.HOURS);
@@ -167,6 +191,10 @@ public final class Replay {
         }
         progress.print(true);
         summary(start);
+        if (stopped != null) {
+            err.println("replay: stopped: " + stopped);
+            return 1;
+        }
         return failedBatches.sum() == 0 ? 0 : 1;
     }
 
@@ -181,6 +209,9 @@ public final class Replay {
         inFlight.acquireUninterruptibly();
         senders.execute(() -> {
             try {
+                if (stopped != null) {
+                    return; // queued before the replay stopped: not sent
+                }
                 send(lines, queuedSoFar - lines.size() + 1);
             } finally {
                 inFlight.release();
@@ -192,17 +223,22 @@ public final class Replay {
         byte[] body = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
         Delivery d;
         try {
-            d = client.send(body, lines.size());
+            d = client.send(body, lines.size(), (status, reason, next, max) ->
+                    retrying = "retrying: " + RetryPolicy.describe(status) + " (" + next + "/" + max + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail(lines, "interrupted");
             return;
         }
         retries.add(d.retries());
+        retrying = null;
         if (!d.answered()) {
             String where = "events " + firstEvent + ".." + (firstEvent + lines.size() - 1)
                     + " of the file (a line number is counted within that batch)";
             fail(lines, d.status() > 0 ? "HTTP " + d.status() + " for " + where + ": " + d.error() : d.error() + " for " + where);
+            if (d.status() < 0 || d.status() >= 500 || d.status() == 429) {
+                stopped = d.error();
+            }
             return;
         }
         latencies.record(d.lastNanos(), d.totalNanos());
@@ -296,10 +332,11 @@ public final class Replay {
             double share = total == 0 ? 1 : Math.min(1, (double) done / total);
             int width = 24;
             int filled = (int) Math.round(share * width);
-            err.printf("\r[%s%s] %5.1f%% %,9.0f ev/s  accepted %,d  duplicates %,d  rejected %,d%s   %s",
+            String waiting = retrying;
+            err.printf("\r[%s%s] %5.1f%% %,9.0f ev/s  accepted %,d  duplicates %,d  rejected %,d%s%s   %s",
                     "#".repeat(filled), ".".repeat(width - filled), share * 100, done / seconds, accepted.sum(),
                     duplicates.sum(), rejected.sum(), failedEvents.sum() > 0 ? "  failed " + failedEvents.sum() : "",
-                    last ? "\n" : "");
+                    waiting != null && !last ? "  " + waiting : "", last ? "\n" : "");
             err.flush();
         }
     }

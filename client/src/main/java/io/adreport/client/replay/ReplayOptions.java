@@ -48,7 +48,11 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
               --constant F=V[,..]
                                  csv: event field F is V on every event (e.g. type=impression);
                                  formerly --set (renamed: --set means a setting override elsewhere)
-            exit status: 0 all batches answered, 1 some batches failed, 2 usage error""";
+            failures: 429, 502, 503, 504 and no answer are retried for up to 5 minutes; any other
+              5xx up to 10 times (~40 s); a 4xx fails its batch only. A batch given up stops the
+              replay, naming the status and the server's message.
+            exit status: 0 all batches answered, 1 some batches failed or the replay stopped,
+              2 usage error""";
 
     static ReplayOptions parse(List<String> args) {
         Path file = null;

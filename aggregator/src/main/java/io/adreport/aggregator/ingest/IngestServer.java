@@ -5,17 +5,44 @@ import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.aggregator.store.RawStore;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.event.EventParser;
+import io.adreport.schema.metrics.RequestIds;
 import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import java.time.Duration;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ingest HTTP server: routes in one place, one exception mapper. Error bodies are
- * {@code {"error": "..."}}; 429 and 503 carry {@code Retry-After}.
+ * {@code {"error": "..."}}; 429 and 503 carry {@code Retry-After}. Every answer carries the
+ * request's id ({@link RequestIds}); an exception no handler expected is logged with that id and
+ * answered 500 with it in the body, never as a bare "Server Error".
  */
 public final class IngestServer {
+    private static final Logger LOG = LoggerFactory.getLogger(IngestServer.class);
+    private static final String REQUEST_ID = "adreport.requestId";
+
     private IngestServer() {
+    }
+
+    /**
+     * Gives every request of {@code app} its id (kept from the caller's header or made anew,
+     * echoed in the answer header) and answers an exception no other mapper takes with 500, a
+     * JSON body naming the id, and an error log line with the same id.
+     */
+    static void tagRequests(Javalin app) {
+        app.before(ctx -> {
+            String id = RequestIds.of(ctx.header(RequestIds.HEADER));
+            ctx.attribute(REQUEST_ID, id);
+            ctx.header(RequestIds.HEADER, id);
+        });
+        app.exception(Exception.class, (e, ctx) -> {
+            String id = ctx.attribute(REQUEST_ID);
+            LOG.error("request {}: unexpected error on {} {}", id, ctx.method(), ctx.path(), e);
+            ctx.status(500).json(Map.of("error", "internal error: " + e.getClass().getSimpleName()
+                    + " (see the ingest log for request " + id + ")", "requestId", String.valueOf(id)));
+        });
     }
 
     public static Javalin create(EventParser parser, RawStore store, CounterWriter counters, AggregatorMetrics metrics,
@@ -25,6 +52,7 @@ public final class IngestServer {
             cfg.showJavalinBanner = false;
             cfg.http.maxRequestSize = EventBody.MAX_BYTES;
         });
+        tagRequests(app);
         app.post("/v1/events", c::postEvents);
         app.get("/v1/pixel", c::pixel);
         app.get("/healthz", c::healthz);

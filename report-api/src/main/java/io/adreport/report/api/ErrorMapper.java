@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.adreport.report.auth.AccessDenied;
 import io.adreport.report.query.QueryException;
 import io.adreport.schema.campaign.CampaignInvalid;
+import io.adreport.schema.metrics.RequestIds;
 import io.adreport.report.query.ReadFailure;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -19,14 +20,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The one exception mapper: every failure becomes a JSON {@code {"error", "parameter"}} with the
  * right status. Client errors carry the rule that was broken; server errors are logged here and
- * answered without internals.
+ * answered without internals. Every answer carries the request's id ({@link RequestIds}, set by
+ * {@link #tag} before any handler); an unexpected error's body and log line both name it.
  */
 final class ErrorMapper {
     private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+    private static final String REQUEST_ID = "adreport.requestId";
 
-    /** The error body. {@code parameter} is present for 400s about a parameter. */
+    /** The error body. {@code parameter} is present for 400s about a parameter, {@code requestId} for 500s. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record ErrorBody(String error, String parameter) {
+    public record ErrorBody(String error, String parameter, String requestId) {
+        ErrorBody(String error, String parameter) {
+            this(error, parameter, null);
+        }
+    }
+
+    /** Before every handler: the request's id, kept for the error mapper and echoed in the answer header. */
+    static void tag(Context ctx) {
+        String id = RequestIds.of(ctx.header(RequestIds.HEADER));
+        ctx.attribute(REQUEST_ID, id);
+        ctx.header(RequestIds.HEADER, id);
     }
 
     /** A 400 about one parameter. */
@@ -62,8 +75,10 @@ final class ErrorMapper {
             LOG.warn("meta table read failed on {} {}: {}", ctx.method(), ctx.path(), io.getCause().toString());
             reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "HBase unavailable, try again: " + firstLine(io.getCause()), null);
         } else {
-            LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
-            reply(ctx, HttpStatus.INTERNAL_SERVER_ERROR, "internal error", null);
+            String id = ctx.attribute(REQUEST_ID);
+            LOG.error("request {}: unexpected error on {} {}", id, ctx.method(), ctx.path(), e);
+            ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).json(new ErrorBody("internal error: " + e.getClass().getSimpleName()
+                    + " (see the report API's log for request " + id + ")", null, id));
         }
     }
 

@@ -30,7 +30,9 @@ final class OpenApiDocument {
                         "description", "API key created with: bin/adreport keys add --role ROLE")),
                 "schemas", Map.of("Error", Map.of("type", "object", "properties", Map.of(
                         "error", Map.of("type", "string", "description", "the rule that was broken"),
-                        "parameter", Map.of("type", "string", "description", "the parameter that broke it"))))));
+                        "parameter", Map.of("type", "string", "description", "the parameter that broke it"),
+                        "requestId", Map.of("type", "string", "description",
+                                "500 only: the request's id, also in the X-Request-Id header and the server's log line"))))));
         return doc;
     }
 

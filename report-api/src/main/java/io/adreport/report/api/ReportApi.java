@@ -206,6 +206,7 @@ public final class ReportApi {
             });
             config.requestLogger.http(requestMetrics::record);
             config.router.mount(router -> {
+                router.before(ErrorMapper::tag);
                 router.before("/v1/*", auth::authenticate);
                 for (ApiRoute r : routes) {
                     router.addHttpHandler(r.method(), r.path(), r.handler());

@@ -229,7 +229,8 @@ public final class IngestClient {
             JsonNode n = JSON.readTree(body);
             if (n != null && n.hasNonNull("error")) {
                 String id = n.path("requestId").asText("");
-                return abbreviate(n.get("error").asText()) + (id.isEmpty() ? "" : " (request " + id + ")");
+                String error = abbreviate(n.get("error").asText());
+                return error + (id.isEmpty() || error.contains(id) ? "" : " (request " + id + ")");
             }
         } catch (IOException notJson) {
             // fall through: the body as it is

@@ -82,7 +82,7 @@ class ReplayFailingIngestTest {
         assertTrue(waited.compareTo(Duration.ofMinutes(1)) < 0, "back-off in all " + waited + " stays under a minute");
         assertTrue(stderr.contains("retrying: 500 Internal Server Error ("), stderr);
         assertTrue(stderr.contains("/" + RetryPolicy.SERVER_FAULT_ATTEMPTS + ")"), stderr);
-        assertTrue(stderr.contains("replay: stopped: ingest answered 500 Internal Server Error: internal error: NullPointerException (request req-42)"),
+        assertTrue(stderr.contains("replay: stopped: ingest answered 500 Internal Server Error: internal error: NullPointerException (request req-42) (gave up after 10 attempts)"),
                 stderr);
     }
 

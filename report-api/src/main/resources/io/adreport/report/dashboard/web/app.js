@@ -117,17 +117,78 @@ function renderDays(days) {
     el('span', day.slice(5) + ' ' + d.status, { class: 'day ' + d.status, title: d.status + ' as of ' + d.asOf, 'data-day': day })));
 }
 
+// The moment an answer speaks of: its freshest day mark. A live day is "as of" the server's clock
+// when it answered; a reconciled day's recount ran after the day ended. The browser's clock
+// (which may be off, or in another zone) is only the fallback for an answer without marks.
+function answeredAt(body) {
+  const marks = Object.values(body.days || {}).map(d => Date.parse(d.asOf)).filter(Number.isFinite);
+  return marks.length ? Math.max(...marks) : Date.now();
+}
+
+// A series has every bucket of the range (zero where nothing was counted), so a bucket runs until
+// the next one starts, the last one until the range ends. At `now` a bucket is over (complete),
+// still running (partial: its number will grow) or not begun (future: nothing to draw, not zero).
+function bucketPhases(body, now) {
+  return body.rows.map((r, i) => {
+    const start = Date.parse(r.time);
+    const end = Date.parse(i + 1 < body.rows.length ? body.rows[i + 1].time : body.to);
+    return start > now ? 'future' : end > now ? 'partial' : 'complete';
+  });
+}
+
+// HH:MM of `t` in the report's zone (in UTC where this browser does not know the zone).
+function clockTime(t, tz) {
+  try { return new Date(t).toLocaleTimeString('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit' }); } catch (e) {
+    return new Date(t).toISOString().slice(11, 16) + ' UTC';
+  }
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+const BLUE = '#2f6fed';
+
+// Complete buckets are one series; the bucket in progress is a second one named "partial": a
+// hollow point at the end of a dashed segment (lines), or a pale dashed bar (bars). Buckets that
+// have not begun have no value in either, so the line ends at now instead of dropping to zero.
 function renderChart(body, metric, granularity) {
   if (!state.chart) { state.chart = echarts.init($('chart')); window.addEventListener('resize', () => state.chart.resize()); }
   $('chart-title').textContent = label(metric) + ' by ' + granularity + ' (' + body.tz + ')';
+  const now = answeredAt(body);
+  const phase = bucketPhases(body, now);
+  const values = body.rows.map(r => r.metrics[metric]);
+  const p = phase.indexOf('partial');
+  const line = granularity === 'hour';
+  const name = label(metric);
+  const partialName = 'partial (' + granularity + ' in progress)';
+  const asOf = clockTime(now, body.tz);
+  const series = [{ name, type: line ? 'line' : 'bar', smooth: false, symbol: 'none', areaStyle: { opacity: 0.08 },
+    itemStyle: { color: BLUE }, barGap: '-100%', data: values.map((v, i) => phase[i] === 'complete' ? v : null) }];
+  if (p >= 0) {
+    series.push(line
+      ? { name: partialName, type: 'line', smooth: false, showSymbol: true, lineStyle: { type: 'dashed', width: 2 },
+        areaStyle: { opacity: 0.04 }, itemStyle: { color: BLUE }, data: values.map((v, i) =>
+          i === p ? { value: v, symbol: 'emptyCircle', symbolSize: 9 } : i === p - 1 ? { value: v, symbol: 'none' } : null) }
+      : { name: partialName, type: 'bar', barGap: '-100%',
+        itemStyle: { color: 'rgba(47,111,237,0.25)', borderColor: BLUE, borderType: 'dashed', borderWidth: 1.5 },
+        data: values.map((v, i) => i === p ? v : null) });
+  }
   state.chart.setOption({
     animation: false,
-    grid: { left: 64, right: 24, top: 20, bottom: 40 },
-    tooltip: { trigger: 'axis', valueFormatter: v => fmt(metric, v) },
+    legend: { show: p >= 0, top: 0, right: 24, data: [name, partialName], textStyle: { color: '#6b7588' } },
+    grid: { left: 64, right: 24, top: p >= 0 ? 34 : 20, bottom: 40 },
+    tooltip: { trigger: 'axis', formatter: ps => {
+      const i = ps[0].dataIndex;
+      const head = escapeHtml(ps[0].axisValueLabel);
+      if (phase[i] === 'future') { return head + '<br>not yet'; }
+      const v = fmt(metric, values[i]);
+      return head + '<br>' + escapeHtml(name) + ': <b>' + v + '</b>'
+        + (phase[i] === 'partial' ? '<br>partial: ' + granularity + ' in progress, so far (as of ' + asOf + ')' : '');
+    } },
     xAxis: { type: 'category', data: body.rows.map(r => timeLabel(r.time, granularity)), axisLabel: { color: '#6b7588' } },
     yAxis: { type: 'value', axisLabel: { color: '#6b7588', formatter: v => fmt(metric, v) }, splitLine: { lineStyle: { color: '#eef1f5' } } },
-    series: [{ name: label(metric), type: granularity === 'hour' ? 'line' : 'bar', smooth: false, showSymbol: false,
-      areaStyle: { opacity: 0.08 }, itemStyle: { color: '#2f6fed' }, data: body.rows.map(r => r.metrics[metric]) }]
+    series
   }, true);
 }
 

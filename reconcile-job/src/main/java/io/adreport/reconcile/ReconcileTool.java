@@ -3,10 +3,16 @@ package io.adreport.reconcile;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.job.ReconcileOptions;
 import io.adreport.reconcile.report.DriftReport;
+import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import java.time.Clock;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
@@ -26,7 +32,10 @@ import org.apache.hadoop.util.ToolRunner;
  * </pre>
  * {@code hbase-site.xml} must be on the classpath (the tasks get its connection settings through
  * the job configuration). Settings of {@link ReconcileConfig} are given as {@code -D name=value}.
- * Each day runs the whole day-close protocol, then its job; {@code --day} prints the job's
+ * Each day runs the whole day-close protocol, then its job, then (cubes with device profiles) the
+ * repair of the day's device view histories ({@link Reconciler#withViewRepair}), which needs the
+ * device hash secret: {@code -D device.hash.secret=...} or {@code ADREPORT_DEVICE_HASH_SECRET};
+ * {@code -D profiles.placeholder.ids=...} as for the services. {@code --day} prints the job's
  * progress and the drift report, a range one line per day ({@link Reconciler#reconcile(
  * io.adreport.reconcile.job.DayRange, boolean, java.io.PrintStream)}). The reports are also stored
  * in the meta table, where the report API serves them. Exit codes: 0 done, 1 failed (a job, or
@@ -52,6 +61,21 @@ public final class ReconcileTool extends Configured implements Tool {
         return new TableLayout(cube, o.namespace() == null ? cube.name() : o.namespace());
     }
 
+    /** The reconciler the tool runs: the job, and the view repair for a cube with profiles. */
+    static Reconciler reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config,
+                                 Map<String, String> env) {
+        String secret = conf.get("device.hash.secret", env.getOrDefault("ADREPORT_DEVICE_HASH_SECRET", ""));
+        DeviceHasher hasher = secret.isEmpty() ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
+        Map<String, String> profileSettings = new HashMap<>();
+        for (ConfigDef.Setting s : ProfileConfig.DEF.settings()) {
+            if (conf.get(s.name()) != null) {
+                profileSettings.put(s.name(), conf.get(s.name()));
+            }
+        }
+        return Reconciler.withViewRepair(new Reconciler(conf, connection, layout, config, Clock.systemUTC()), connection,
+                layout, hasher, ProfileConfig.of(profileSettings));
+    }
+
     @Override
     public int run(String[] args) {
         ReconcileOptions o;
@@ -67,7 +91,7 @@ public final class ReconcileTool extends Configured implements Tool {
             return 2;
         }
         try (Connection connection = ConnectionFactory.createConnection(getConf())) {
-            Reconciler reconciler = new Reconciler(getConf(), connection, layout, config, Clock.systemUTC());
+            Reconciler reconciler = reconciler(getConf(), connection, layout, config, System.getenv());
             if (o.days().oneDay()) {
                 DriftReport report = reconciler.reconcile(o.days().from(), o.dryRun(), System.out);
                 System.out.print(report.toTable());

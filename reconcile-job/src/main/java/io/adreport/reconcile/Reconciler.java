@@ -2,6 +2,10 @@ package io.adreport.reconcile;
 
 import io.adreport.reconcile.job.DayRange;
 import io.adreport.reconcile.profiles.ViewRepair;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.topn.RankedIndexWriter;
@@ -152,6 +156,34 @@ public final class Reconciler {
     public Reconciler repairingViews(ViewRepair repair) {
         this.views = repair;
         return this;
+    }
+
+    /**
+     * {@code reconciler}, also repairing device view histories after each day when the cube has
+     * profiles ({@link ProfileModel#supported}) — the one rule for every way the nightly pass is
+     * run ({@code bin/adreport reconcile}, {@code local}, {@code hadoop jar}). The repair needs the
+     * device hash secret (placeholder ids are recognised by their hash); without one it is left
+     * out with a warning naming the setting.
+     *
+     * @param hasher   the device hasher, or null when no secret is configured
+     * @param profiles the profile settings (placeholder ids)
+     */
+    public static Reconciler withViewRepair(Reconciler reconciler, Connection connection, TableLayout layout,
+                                            DeviceHasher hasher, ProfileConfig profiles) {
+        if (!ProfileModel.supported(layout.cube())) {
+            return reconciler;
+        }
+        if (hasher == null) {
+            org.slf4j.LoggerFactory.getLogger(Reconciler.class).warn("no device.hash.secret (ADREPORT_DEVICE_HASH_SECRET): "
+                    + "device view histories are not repaired by this reconcile");
+            return reconciler;
+        }
+        return reconciler.repairingViews(new ViewRepair(connection, layout, new UnidentifiedDevices(hasher, profiles.placeholders())));
+    }
+
+    /** Whether this reconciler repairs device view histories after each day. */
+    public boolean repairsViews() {
+        return views != null;
     }
 
     /** The states of the days in [from, to] (the scheduler's view of what is due). */

@@ -15,7 +15,6 @@ import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.reconcile.Reconciler;
-import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
@@ -69,19 +68,14 @@ public final class Services {
      * profiles and a device secret is known (placeholder ids are recognised by their hash).
      */
     public static Reconciler withViewRepair(Context ctx, Connection connection, Reconciler reconciler) {
-        if (!ProfileModel.supported(ctx.cube())) {
-            return reconciler;
-        }
         DeviceHasher hasher;
         try {
-            hasher = hasher(ctx);
+            hasher = ProfileModel.supported(ctx.cube()) ? hasher(ctx) : null;
         } catch (IllegalStateException noSecret) {
-            org.slf4j.LoggerFactory.getLogger(Services.class).warn(
-                    "no device.hash.secret: device view histories are not repaired by this reconcile ({})", noSecret.getMessage());
-            return reconciler;
+            hasher = null; // Reconciler.withViewRepair warns
         }
-        ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
-        return reconciler.repairingViews(new ViewRepair(connection, ctx.layout(), new UnidentifiedDevices(hasher, profiles.placeholders())));
+        return Reconciler.withViewRepair(reconciler, connection, ctx.layout(), hasher,
+                ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
     }
 
     /**

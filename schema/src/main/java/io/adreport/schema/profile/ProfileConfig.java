@@ -13,13 +13,16 @@ import java.util.Map;
  * @param hotViewsPerMinute views of one device per minute beyond which it is counted and logged
  *                          as hot (no human sees ads that fast: a bot, an SDK bug, a shared id)
  */
-public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute) {
+public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute, int regionReplication) {
     public static final ConfigDef DEF = new ConfigDef("Device profiles")
             .define("profiles.placeholder.ids", Type.STRING, "unknown,null,none,0",
                     "Comma-separated device ids that name no device (besides empty and 00000000-0000-0000-0000-000000000000): "
                             + "never written to profiles; checks for them follow serve.unidentified")
             .define("profiles.hot.views.per.minute", Type.INT, "60", "1..1000000", ConfigDef.between(1, 1_000_000),
-                    "Views of one device in one minute beyond which it is counted in /metrics and logged once (hot-row alarm)");
+                    "Views of one device in one minute beyond which it is counted in /metrics and logged once (hot-row alarm)")
+            .define("profiles.region.replication", Type.INT, "1", "1..10", ConfigDef.between(1, 10),
+                    "Region replicas of the profiles table, made by schema apply (2 or more lets checks with serve.timeline.reads=true "
+                            + "answer from a secondary, marked stale, while a primary's region server is down; needs as many region servers)");
 
     public ProfileConfig {
         placeholders = List.copyOf(placeholders);
@@ -28,7 +31,7 @@ public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute) {
     public static ProfileConfig from(ConfigDef.Values v) {
         List<String> ids = Arrays.stream(v.string("profiles.placeholder.ids").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).toList();
-        return new ProfileConfig(ids, v.integer("profiles.hot.views.per.minute"));
+        return new ProfileConfig(ids, v.integer("profiles.hot.views.per.minute"), v.integer("profiles.region.replication"));
     }
 
     public static ProfileConfig of(Map<String, String> overrides) {

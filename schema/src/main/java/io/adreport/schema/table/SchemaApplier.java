@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 
 /**
  * {@code schema apply}: creates missing tables and verifies existing ones against the cube. It
@@ -73,8 +74,25 @@ public final class SchemaApplier {
 
     private final TableLayout layout;
 
+    private final java.util.Map<TableName, Integer> replication = new java.util.HashMap<>();
+
     public SchemaApplier(TableLayout layout) {
         this.layout = layout;
+    }
+
+    /**
+     * Asks for {@code replicas} region replicas of {@code table}: set when the table is created,
+     * changed on an existing table by {@link #apply} (a dry run reports the difference as drift).
+     */
+    public SchemaApplier withRegionReplication(TableName table, int replicas) {
+        replication.put(table, replicas);
+        return this;
+    }
+
+    private TableDescriptor wanted(TableLayout.Spec spec) {
+        Integer replicas = replication.get(spec.descriptor().getTableName());
+        return replicas == null ? spec.descriptor()
+                : TableDescriptorBuilder.newBuilder(spec.descriptor()).setRegionReplication(replicas).build();
     }
 
     public Report apply(Admin admin, boolean dryRun) throws IOException {
@@ -89,9 +107,9 @@ public final class SchemaApplier {
                     results.add(new TableResult(name, Action.WOULD_CREATE, List.of()));
                 } else {
                     if (spec.splits().length == 0) {
-                        admin.createTable(spec.descriptor());
+                        admin.createTable(wanted(spec));
                     } else {
-                        admin.createTable(spec.descriptor(), spec.splits());
+                        admin.createTable(wanted(spec), spec.splits());
                     }
                     results.add(new TableResult(name, Action.CREATED, List.of()));
                 }
@@ -107,6 +125,18 @@ public final class SchemaApplier {
                 if (drift.isEmpty()) {
                     results.add(new TableResult(name, Action.EXTENDED, missing.stream()
                             .map(f -> "family '" + f.getNameAsString() + "' added").toList()));
+                    continue;
+                }
+            }
+            Integer replicas = replication.get(name);
+            int have = admin.getDescriptor(name).getRegionReplication();
+            if (replicas != null && have != replicas) {
+                if (dryRun) {
+                    drift = new ArrayList<>(drift);
+                    drift.add("region replication is " + have + ", profiles.region.replication wants " + replicas);
+                } else if (drift.isEmpty()) {
+                    admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name)).setRegionReplication(replicas).build());
+                    results.add(new TableResult(name, Action.EXTENDED, List.of("region replication " + have + " -> " + replicas)));
                     continue;
                 }
             }

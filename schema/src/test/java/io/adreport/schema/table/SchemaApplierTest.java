@@ -64,6 +64,17 @@ class SchemaApplierTest {
             // live campaign spend: one region, kept as long as raw events
             assertEquals(cube.rawTtlDays() * 86_400, admin.getDescriptor(layout.spendTable()).getColumnFamily(TableLayout.SPEND_FAMILY).getTimeToLive());
             assertEquals(1, admin.getRegions(layout.spendTable()).size());
+
+            // profiles.region.replication: a dry run reports the difference, an apply makes the replicas
+            assertEquals(1, admin.getDescriptor(layout.profilesTable()).getRegionReplication());
+            SchemaApplier replicated = new SchemaApplier(layout).withRegionReplication(layout.profilesTable(), 2);
+            SchemaApplier.Report wouldChange = replicated.apply(admin, true);
+            assertEquals(List.of("region replication is 1, profiles.region.replication wants 2"),
+                    resultOf(wouldChange, layout.profilesTable()).drift(), wouldChange.toString());
+            SchemaApplier.Report changed = replicated.apply(admin, false);
+            assertEquals(SchemaApplier.Action.EXTENDED, resultOf(changed, layout.profilesTable()).action(), changed.toString());
+            assertEquals(2, admin.getDescriptor(layout.profilesTable()).getRegionReplication());
+            assertEquals(SchemaApplier.Action.OK, resultOf(replicated.apply(admin, false), layout.profilesTable()).action());
         }
     }
 

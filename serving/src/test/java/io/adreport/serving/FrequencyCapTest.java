@@ -227,12 +227,24 @@ class FrequencyCapTest {
     @Test
     void bulkLoadedSegmentsAreVisibleInTheCheck(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         DeviceHasher hasher = new DeviceHasher(SECRET);
-        var loader = new io.adreport.serving.segments.SegmentLoader(hbase.connection(), layout, hasher,
+        // The HFiles wait on the cluster's file system, under HBase's staging directory: a region
+        // server on another host could not read this host's temporary directory.
+        org.apache.hadoop.conf.Configuration conf = hbase.configuration();
+        java.nio.file.Path clusterStaging = dir.resolve("cluster-staging");
+        conf.set("hbase.fs.tmp.dir", clusterStaging.toString());
+        try (org.apache.hadoop.hbase.client.Connection connection = org.apache.hadoop.hbase.client.ConnectionFactory.createConnection(conf)) {
+            loadSegments(dir, hasher, connection, clusterStaging);
+        }
+    }
+
+    private void loadSegments(java.nio.file.Path dir, DeviceHasher hasher, org.apache.hadoop.hbase.client.Connection connection,
+                              java.nio.file.Path clusterStaging) throws Exception {
+        var loader = new io.adreport.serving.segments.SegmentLoader(connection, layout, hasher,
                 new io.adreport.schema.profile.UnidentifiedDevices(hasher, List.of("unknown")), clock, 3);
         java.nio.file.Path bad = dir.resolve("bad.csv");
         java.nio.file.Files.writeString(bad, "device,segment,score\nbulk-1,autos,0.5\nbulk-2,,0.1\n");
         var refused = org.junit.jupiter.api.Assertions.assertThrows(io.adreport.serving.segments.SegmentLoader.BadLine.class,
-                () -> loader.load(bad, dir.resolve("stage-bad")));
+                () -> loader.load(bad));
         assertTrue(refused.getMessage().contains("line 3: segment"), refused.getMessage());
         assertEquals(0, JSON.readTree(check(adserver, "{\"device\": \"bulk-1\", \"campaigns\": [\"a/b\"]}").body())
                 .path("segments").size(), "a refused file loads nothing");
@@ -245,7 +257,9 @@ class FrequencyCapTest {
         csv.append("unknown,autos,1\n");
         java.nio.file.Path good = dir.resolve("good.csv");
         java.nio.file.Files.writeString(good, csv);
-        var summary = loader.load(good, dir.resolve("stage-good"));
+        var summary = loader.load(good);
+        assertTrue(summary.staging().startsWith("file:" + clusterStaging + "/adreport-segments-"), summary.staging());
+        assertEquals(List.of(), List.of(java.nio.file.Files.list(clusterStaging).toArray()), "the staging directory is removed");
         assertEquals(40, summary.cells());
         assertEquals(1, summary.skippedUnidentified());
         assertTrue(summary.files() >= 10, "chunks of 3 cells: many HFiles, " + summary.files());

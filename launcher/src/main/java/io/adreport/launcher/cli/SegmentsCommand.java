@@ -33,18 +33,15 @@ final class SegmentsCommand {
         }
         ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
         var hasher = Services.hasher(ctx);
-        Path staging = Files.createTempDirectory("adreport-segments-").resolve("hfiles");
         long t0 = System.nanoTime();
         try (Connection connection = ctx.connect()) {
             SegmentLoader.Summary s = new SegmentLoader(connection, ctx.layout(), hasher,
-                    new UnidentifiedDevices(hasher, profiles.placeholders()), Clock.systemUTC(), CHUNK_CELLS).load(file, staging);
+                    new UnidentifiedDevices(hasher, profiles.placeholders()), Clock.systemUTC(), CHUNK_CELLS).load(file);
             out.printf("segments: %d lines, %d cells bulk-loaded in %d HFile(s), %d unidentified devices skipped, %.1f s%n",
                     s.lines(), s.cells(), s.files(), s.skippedUnidentified(), (System.nanoTime() - t0) / 1e9);
         } catch (SegmentLoader.BadLine e) {
             out.println("segments: refused, nothing loaded: " + e.getMessage());
             return 65;
-        } finally {
-            Files.deleteIfExists(staging.getParent());
         }
         return 0;
     }

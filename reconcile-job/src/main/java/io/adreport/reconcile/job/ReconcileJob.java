@@ -63,10 +63,7 @@ public final class ReconcileJob {
         ReconcileConfig config = ReconcileConfig.from(c);
         JobSettings.write(c, layout, day, dryRun, config);
         if (c.get(JobSettings.BULK_DIR) == null) {
-            // HBase's own staging directory on the cluster's file system (hbase.fs.tmp.dir), as HFileOutputFormat2 uses.
-            String base = c.get("hbase.fs.tmp.dir", "/user/" + System.getProperty("user.name") + "/hbase-staging");
-            org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(base, "adreport-reconcile-" + day + "-" + java.util.UUID.randomUUID());
-            c.set(JobSettings.BULK_DIR, dir.getFileSystem(c).makeQualified(dir).toString());
+            c.set(JobSettings.BULK_DIR, io.adreport.schema.hbase.BulkStaging.fresh(c, "adreport-reconcile-" + day).toString());
         }
         c.setBoolean("mapreduce.map.speculative", false);
         c.setBoolean("mapreduce.reduce.speculative", false);

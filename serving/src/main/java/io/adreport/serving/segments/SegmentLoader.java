@@ -1,6 +1,7 @@
 package io.adreport.serving.segments;
 
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.hbase.BulkStaging;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
 import io.adreport.schema.profile.UnidentifiedDevices;
@@ -39,6 +40,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * placeholders) are skipped and counted. A malformed line refuses the whole file, naming the line
  * and the field, before anything is loaded (a nightly refresh is all or nothing).
  *
+ * <p><b>Staging.</b> The HFiles are written to a fresh directory on the cluster's file system
+ * ({@link BulkStaging}), never to this host's disk: the region servers that adopt them may be on
+ * other hosts. The directory is removed after the load, also when it fails.
+ *
  * <p><b>Memory.</b> Cells are sorted in chunks of {@code chunkCells}; each sorted chunk becomes
  * one HFile (bulk load accepts many files per family and splits those that span regions), so
  * memory stays bounded by the chunk whatever the file's size. Cell timestamps are the load time:
@@ -52,8 +57,8 @@ public final class SegmentLoader {
     private final Clock clock;
     private final int chunkCells;
 
-    /** What a load did. */
-    public record Summary(long lines, long cells, long skippedUnidentified, int files) {
+    /** What a load did; {@code staging} is where its HFiles were written (removed since). */
+    public record Summary(long lines, long cells, long skippedUnidentified, int files, String staging) {
     }
 
     /** A line that breaks a rule; nothing was loaded. */
@@ -73,15 +78,12 @@ public final class SegmentLoader {
         this.chunkCells = chunkCells;
     }
 
-    /** Loads {@code csv}, staging HFiles under {@code staging} (a fresh directory; removed after). */
-    public Summary load(Path csv, Path staging) throws IOException {
+    /** Loads {@code csv}, staging its HFiles on the cluster's file system. */
+    public Summary load(Path csv) throws IOException {
         Configuration conf = connection.getConfiguration();
-        FileSystem fs = FileSystem.getLocal(conf);
-        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(staging.toAbsolutePath().toUri());
+        org.apache.hadoop.fs.Path dir = BulkStaging.fresh(conf, "adreport-segments");
+        FileSystem fs = dir.getFileSystem(conf);
         org.apache.hadoop.fs.Path family = new org.apache.hadoop.fs.Path(dir, Bytes.toString(TableLayout.SEGMENT_FAMILY));
-        if (fs.exists(dir)) {
-            throw new IOException("staging directory " + staging + " exists; give a fresh one");
-        }
         fs.mkdirs(family);
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
         long ts = clock.millis();
@@ -132,7 +134,7 @@ public final class SegmentLoader {
             if (files > 0) {
                 BulkLoadHFiles.create(conf).bulkLoad(layout.profilesTable(), dir);
             }
-            return new Summary(lines, cells, skipped, files);
+            return new Summary(lines, cells, skipped, files, dir.toString());
         } finally {
             fs.delete(dir, true);
         }

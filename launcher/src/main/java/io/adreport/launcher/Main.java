@@ -1,6 +1,6 @@
 package io.adreport.launcher;
 
-import io.adreport.launcher.cli.Args;
+import io.adreport.client.cli.Args;
 import io.adreport.launcher.cli.Commands;
 import java.util.Arrays;
 

@@ -1,10 +1,13 @@
 package io.adreport.client.replay;
 
+import io.adreport.client.cli.Args;
+
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Command-line options of {@code replay}, validated with messages naming the flag.
@@ -54,53 +57,35 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
             exit status: 0 all batches answered, 1 some batches failed or the replay stopped,
               2 usage error""";
 
-    static ReplayOptions parse(List<String> args) {
-        Path file = null;
-        String url = "http://localhost:8081";
-        double rate = 0;
-        int batch = 1000;
-        int concurrency = 4;
+    static ReplayOptions parse(List<String> argv) {
+        Args args = Args.parse(argv, Set.of("url", "rate", "batch", "concurrency", "format", "time-field", "limit", "map", "constant"),
+                Set.of("shift-to-now", "help"));
+        if (!args.sets().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "--set: renamed to --constant F=V (a constant event field); --set means a setting override in the other commands");
+        }
+        boolean help = args.has("help");
+        if (args.positionals().size() > 1) {
+            throw new IllegalArgumentException("one FILE only, got " + String.join(" and ", args.positionals()));
+        }
+        Path file = args.positionals().isEmpty() ? null : Path.of(args.positionals().get(0));
+        String url = args.flag("url", "http://localhost:8081").replaceAll("/+$", "");
+        double rate = args.flag("rate") == null ? 0 : number(args.flag("rate"), "--rate", 1, 10_000_000);
+        int batch = args.flag("batch") == null ? 1000 : (int) number(args.flag("batch"), "--batch", 1, 10_000);
+        int concurrency = args.flag("concurrency") == null ? 4 : (int) number(args.flag("concurrency"), "--concurrency", 1, 256);
         EventSource.Format format = null;
-        boolean shift = false;
-        String timeField = "ts";
-        long limit = 0;
-        Map<String, String> map = new LinkedHashMap<>();
-        Map<String, String> constants = new LinkedHashMap<>();
-        boolean help = false;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "-h", "--help" -> help = true;
-                case "--url" -> url = value(args, ++i, a).replaceAll("/+$", "");
-                case "--rate" -> rate = number(value(args, ++i, a), a, 1, 10_000_000);
-                case "--batch" -> batch = (int) number(value(args, ++i, a), a, 1, 10_000);
-                case "--concurrency" -> concurrency = (int) number(value(args, ++i, a), a, 1, 256);
-                case "--format" -> {
-                    String f = value(args, ++i, a);
-                    try {
-                        format = EventSource.Format.valueOf(f.toUpperCase(Locale.ROOT));
-                    } catch (IllegalArgumentException e) {
-                        throw new IllegalArgumentException("--format: must be ndjson, avazu, talkingdata or csv, not '" + f + "'");
-                    }
-                }
-                case "--shift-to-now" -> shift = true;
-                case "--time-field" -> timeField = value(args, ++i, a);
-                case "--limit" -> limit = (long) number(value(args, ++i, a), a, 1, Long.MAX_VALUE);
-                case "--map" -> pairs(value(args, ++i, a), a, map);
-                case "--constant" -> pairs(value(args, ++i, a), a, constants);
-                case "--set" -> throw new IllegalArgumentException(
-                        "--set: renamed to --constant F=V (a constant event field); --set means a setting override in the other commands");
-                default -> {
-                    if (a.startsWith("-")) {
-                        throw new IllegalArgumentException(a + ": unknown option");
-                    }
-                    if (file != null) {
-                        throw new IllegalArgumentException("one FILE only, got " + file + " and " + a);
-                    }
-                    file = Path.of(a);
-                }
+        if (args.flag("format") != null) {
+            try {
+                format = EventSource.Format.valueOf(args.flag("format").toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--format: must be ndjson, avazu, talkingdata or csv, not '" + args.flag("format") + "'");
             }
         }
+        long limit = args.flag("limit") == null ? 0 : (long) number(args.flag("limit"), "--limit", 1, Long.MAX_VALUE);
+        Map<String, String> map = new LinkedHashMap<>();
+        args.values("map").forEach(v -> pairs(v, "--map", map));
+        Map<String, String> constants = new LinkedHashMap<>();
+        args.values("constant").forEach(v -> pairs(v, "--constant", constants));
         if (file == null && !help) {
             throw new IllegalArgumentException("FILE is required");
         }
@@ -110,15 +95,8 @@ record ReplayOptions(Path file, String url, double rate, int batch, int concurre
         if (!url.startsWith("http://") && !url.startsWith("https://")) {
             throw new IllegalArgumentException("--url: must start with http:// or https://, not '" + url + "'");
         }
-        return new ReplayOptions(file, url, rate, batch, concurrency, format, shift, timeField, limit, Map.copyOf(map),
-                Map.copyOf(constants), help);
-    }
-
-    private static String value(List<String> args, int i, String flag) {
-        if (i >= args.size()) {
-            throw new IllegalArgumentException(flag + ": needs a value");
-        }
-        return args.get(i);
+        return new ReplayOptions(file, url, rate, batch, concurrency, format, args.has("shift-to-now"), args.flag("time-field", "ts"),
+                limit, Map.copyOf(map), Map.copyOf(constants), help);
     }
 
     private static double number(String v, String flag, double min, double max) {

@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.client.cli.Args;
 import io.adreport.launcher.local.LocalStack;
 import io.adreport.reconcile.job.DayRange;
 import java.io.PrintStream;

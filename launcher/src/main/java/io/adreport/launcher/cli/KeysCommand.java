@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.client.cli.Args;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
 import io.adreport.report.auth.ApiKeys;

@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.client.cli.Args;
 import io.adreport.launcher.local.Services;
 import io.adreport.schema.privacy.Deletion;
 import io.adreport.schema.privacy.DeletionStep;

@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.client.cli.Args;
 import io.adreport.schema.config.ConfigDef;
 import java.io.IOException;
 import java.io.Reader;

@@ -3,7 +3,7 @@ package io.adreport.launcher.local;
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.schema.cube.Cube;
-import io.adreport.launcher.cli.Args;
+import io.adreport.client.cli.Args;
 import io.adreport.launcher.cli.Context;
 import io.adreport.launcher.cli.Settings;
 import io.adreport.launcher.demo.DemoOptions;

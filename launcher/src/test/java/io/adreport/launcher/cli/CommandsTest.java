@@ -1,5 +1,6 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.client.cli.Args;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +18,7 @@ class CommandsTest {
     @Test
     void unknown_options_and_commands_are_named() {
         Args.UsageException e = assertThrows(Args.UsageException.class, () -> run("schema", "apply", "--dryrun"));
-        assertEquals("unknown option --dryrun", e.getMessage());
+        assertEquals("--dryrun: unknown option", e.getMessage());
         e = assertThrows(Args.UsageException.class, () -> run("frobnicate"));
         assertEquals("unknown command 'frobnicate'", e.getMessage());
         e = assertThrows(Args.UsageException.class, () -> run("reconcile"));

@@ -1,6 +1,11 @@
 package io.adreport.reconcile.job;
 
+import io.adreport.client.cli.Args;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+
 
 /**
  * The command-line options of the {@code hadoop jar} reconcile tool, checked. The day flags
@@ -25,33 +30,19 @@ public record ReconcileOptions(DayRange days, boolean dryRun, String namespace, 
         }
     }
 
-    /** Parses {@code args}; throws {@link IllegalArgumentException} naming the option and the rule. */
+    /** Parses {@code args} with the one command-line parser ({@link Args}); throws {@link IllegalArgumentException} naming the option and the rule. */
     public static ReconcileOptions parse(String[] args) {
-        String day = null;
-        String from = null;
-        String to = null;
-        boolean dryRun = false;
-        String namespace = null;
-        Path cube = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--day" -> day = value(args, ++i, a);
-                case "--from" -> from = value(args, ++i, a);
-                case "--to" -> to = value(args, ++i, a);
-                case "--dry-run" -> dryRun = true;
-                case "--namespace" -> namespace = value(args, ++i, a);
-                case "--cube" -> cube = Path.of(value(args, ++i, a));
-                default -> throw new IllegalArgumentException(a + ": unknown option; " + USAGE);
-            }
+        Args a;
+        try {
+            a = Args.parse(List.of(args), Set.of("day", "from", "to", "namespace", "cube"), Set.of("dry-run"));
+        } catch (Args.UsageException e) {
+            throw new IllegalArgumentException(e.getMessage() + "; " + USAGE);
         }
-        return new ReconcileOptions(DayRange.parse(day, from, to), dryRun, namespace, cube);
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length || args[i].startsWith("--")) {
-            throw new IllegalArgumentException(option + ": needs a value; " + USAGE);
+        if (!a.positionals().isEmpty() || !a.sets().isEmpty()) {
+            throw new IllegalArgumentException("unexpected " + (a.positionals().isEmpty() ? "--set" : "'" + a.positionals().get(0) + "'")
+                    + "; settings are -D name=value; " + USAGE);
         }
-        return args[i];
+        return new ReconcileOptions(DayRange.parse(a.flag("day"), a.flag("from"), a.flag("to")), a.has("dry-run"), a.flag("namespace"),
+                a.flag("cube") == null ? null : Path.of(a.flag("cube")));
     }
 }

@@ -44,6 +44,7 @@ public final class Reconciler {
     private final RankedIndexWriter index;
     private final Clock clock;
     private volatile ViewRepair views;
+    private volatile String lastPhases = "";
 
     public Reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config, Clock clock) {
         this(conf, connection, layout, config, clock, DayCloseProtocol.Sleeper.REAL);
@@ -76,10 +77,14 @@ public final class Reconciler {
         if (!day.isBefore(today)) {
             throw new IllegalArgumentException("--day: must be before today (" + today + " UTC): reconciling closes the day for live counting, not " + day);
         }
+        Phases phases = new Phases();
         DayCloseProtocol.Outcome outcome = close.close(day);
+        phases.end("close");
         DriftReport report = ReconcileJob.run(jobConf, layout, day, false, clock, progress)
                 .withUnacknowledged(outcome.unacknowledged());
+        phases.end("recount");
         RankedIndexWriter.Written written = index.write(day);
+        phases.end("index");
         meta.markReconciled(day, report.toJson());
         if (!outcome.unacknowledged().isEmpty()) {
             // A silent live aggregator may still increment D after the job's writes: recount D again next night.
@@ -89,6 +94,7 @@ public final class Reconciler {
                 day, report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift(),
                 written.entries(), written.deleted());
         writeMonth(day);
+        phases.end("month");
         ViewRepair repair = views;
         if (repair != null) {
             try {
@@ -98,8 +104,35 @@ public final class Reconciler {
             } catch (IOException | RuntimeException e) {
                 LOG.warn("day {}: the device view pass failed (caps stay as the live path wrote them): {}", day, e.toString());
             }
+            phases.end("views");
+        }
+        lastPhases = phases.toString();
+        if (progress != null) {
+            progress.println("phases: " + lastPhases);
         }
         return report;
+    }
+
+    /** The wall time of each phase of the last day reconciled here ("close 0.1 s, recount 4.2 s, ..."). */
+    public String lastPhases() {
+        return lastPhases;
+    }
+
+    /** Wall time per phase of one day's pass, in order. */
+    private static final class Phases {
+        private final StringBuilder text = new StringBuilder();
+        private long mark = System.nanoTime();
+
+        void end(String phase) {
+            long now = System.nanoTime();
+            text.append(text.length() == 0 ? "" : ", ").append(phase).append(String.format(" %.1f s", (now - mark) / 1e9));
+            mark = now;
+        }
+
+        @Override
+        public String toString() {
+            return text.toString();
+        }
     }
 
     /**
@@ -133,9 +166,9 @@ public final class Reconciler {
             long start = System.nanoTime();
             try {
                 DriftReport r = reconcile(d, dryRun, null);
-                out.printf("%s  %d/%d  %s  events %d, cells checked %d, corrected %d, absolute drift %d  (%.1f s)%n", d, i,
+                out.printf("%s  %d/%d  %s  events %d, cells checked %d, corrected %d, absolute drift %d  (%.1f s%s)%n", d, i,
                         days.size(), r.status(), r.totals().eventsRead(), r.totals().cellsChecked(), r.totals().cellsCorrected(),
-                        r.totals().absoluteDrift(), (System.nanoTime() - start) / 1e9);
+                        r.totals().absoluteDrift(), (System.nanoTime() - start) / 1e9, dryRun ? "" : ": " + lastPhases);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {

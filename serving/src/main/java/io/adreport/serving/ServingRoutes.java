@@ -1,6 +1,6 @@
 package io.adreport.serving;
 
-import io.adreport.report.api.ApiRoute;
+import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.event.DeviceHasher;

@@ -2,7 +2,7 @@ package io.adreport.launcher.cli;
 
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
-import io.adreport.report.auth.ApiKeys;
+import io.adreport.http.auth.ApiKeys;
 import io.adreport.schema.meta.MetaStore;
 import java.io.PrintStream;
 import java.time.Clock;

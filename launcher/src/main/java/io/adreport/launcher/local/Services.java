@@ -5,7 +5,7 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.TableSource;
 import io.adreport.launcher.cli.Context;
 import io.adreport.report.ReportConfig;
-import io.adreport.report.api.ApiRoute;
+import io.adreport.http.ApiRoute;
 import io.adreport.report.api.ReportApi;
 import io.adreport.report.privacy.PrivacyConfig;
 import io.adreport.report.privacy.PrivacyRoutes;

@@ -1,7 +1,7 @@
 package io.adreport.report.api;
 
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.AccessDenied;
+import io.adreport.http.auth.Role;
 import io.adreport.report.budget.BudgetReader;
 import io.adreport.report.budget.PacingRates;
 import io.adreport.schema.campaign.Campaign;
@@ -13,6 +13,7 @@ import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;
 import java.io.IOException;
 import java.util.List;
+import io.adreport.http.BearerAuth;
 
 /**
  * The campaign registry over HTTP: {@code PUT/GET /v1/campaigns/{advertiser}/{campaign}} and

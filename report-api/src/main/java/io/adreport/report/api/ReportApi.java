@@ -2,8 +2,8 @@ package io.adreport.report.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.ReportConfig;
-import io.adreport.report.auth.AccessPolicy;
-import io.adreport.report.auth.ApiKeys;
+import io.adreport.http.auth.AccessPolicy;
+import io.adreport.http.auth.ApiKeys;
 import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.LiveReads;
@@ -34,6 +34,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.client.Connection;
+import io.adreport.http.ApiRoute;
+import io.adreport.http.BearerAuth;
+import io.adreport.http.ErrorMapper;
+import io.adreport.http.OpenApiDocument;
+import io.adreport.http.RequestMetrics;
 
 /**
  * The report API and dashboard as one Javalin app. Every route is declared once, below, as an

@@ -1,13 +1,14 @@
 package io.adreport.report.api;
 
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.AccessDenied;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.inventory.ZoneJson;
 import io.adreport.schema.inventory.ZoneStore;
 import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;
 import java.io.IOException;
+import io.adreport.http.BearerAuth;
 
 /**
  * Zone inventories over HTTP: {@code PUT/GET /v1/zones/{site}/{zone}}. The site is a publisher:

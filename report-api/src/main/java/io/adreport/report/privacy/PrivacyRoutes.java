@@ -2,10 +2,10 @@ package io.adreport.report.privacy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.adreport.report.api.ApiRoute;
-import io.adreport.report.api.BearerAuth;
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.report.auth.Role;
+import io.adreport.http.ApiRoute;
+import io.adreport.http.BearerAuth;
+import io.adreport.http.auth.AccessDenied;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.privacy.Deletion;

@@ -1,7 +1,7 @@
 package io.adreport.serving.check;
 
-import io.adreport.report.api.BearerAuth;
-import io.adreport.report.auth.AccessDenied;
+import io.adreport.http.BearerAuth;
+import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.metrics.Metrics;

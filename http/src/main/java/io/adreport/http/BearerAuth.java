@@ -1,7 +1,7 @@
-package io.adreport.report.api;
+package io.adreport.http;
 
-import io.adreport.report.auth.ApiKeys;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.ApiKeys;
+import io.adreport.http.auth.Role;
 import io.javalin.http.Context;
 import io.javalin.http.UnauthorizedResponse;
 import java.util.Optional;
@@ -11,11 +11,11 @@ public final class BearerAuth {
     private static final String ROLE = "adreport.role";
     private final ApiKeys keys;
 
-    BearerAuth(ApiKeys keys) {
+    public BearerAuth(ApiKeys keys) {
         this.keys = keys;
     }
 
-    void authenticate(Context ctx) {
+    public void authenticate(Context ctx) {
         String header = ctx.header("Authorization");
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw new UnauthorizedResponse("an API key is required: Authorization: Bearer KEY");

@@ -1,4 +1,4 @@
-package io.adreport.report.auth;
+package io.adreport.http.auth;
 
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;

@@ -1,4 +1,4 @@
-package io.adreport.report.api;
+package io.adreport.http;
 
 import io.adreport.schema.metrics.Metrics;
 import io.javalin.http.Context;
@@ -8,16 +8,16 @@ import java.util.Set;
  * Request counts and latency by route and status. The route label is the route template
  * ({@code /v1/reports/{rollup}}), never the raw path, so label values stay bounded.
  */
-final class RequestMetrics {
+public final class RequestMetrics {
     private final Metrics metrics;
     private final Set<String> routes;
 
-    RequestMetrics(Metrics metrics, Set<String> routes) {
+    public RequestMetrics(Metrics metrics, Set<String> routes) {
         this.metrics = metrics;
         this.routes = routes;
     }
 
-    void record(Context ctx, Float millis) {
+    public void record(Context ctx, Float millis) {
         String route = route(ctx);
         String status = Integer.toString(ctx.statusCode());
         metrics.counter("adreport_report_requests_total", "HTTP requests of the report API", "route", route, "status", status).inc();

@@ -1,10 +1,8 @@
-package io.adreport.report.api;
+package io.adreport.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.adreport.report.auth.AccessDenied;
-import io.adreport.report.query.QueryException;
+import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.CampaignInvalid;
-import io.adreport.report.query.ReadFailure;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
@@ -21,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * right status. Client errors carry the rule that was broken; server errors are logged here and
  * answered without internals.
  */
-final class ErrorMapper {
+public final class ErrorMapper {
     private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
 
     /** The error body. {@code parameter} is present for 400s about a parameter. */
@@ -30,11 +28,11 @@ final class ErrorMapper {
     }
 
     /** A 400 about one parameter. */
-    static HttpResponseException badParam(String parameter, String rule) {
+    public static HttpResponseException badParam(String parameter, String rule) {
         return new HttpResponseException(HttpStatus.BAD_REQUEST.getCode(), parameter + ": " + rule, Map.of("parameter", parameter));
     }
 
-    void handle(Exception e, Context ctx) {
+    public void handle(Exception e, Context ctx) {
         if (e instanceof ValidationException ve) {
             Map.Entry<String, List<ValidationError<Object>>> first = ve.getErrors().entrySet().iterator().next();
             String message = first.getValue().isEmpty() ? "is invalid" : first.getValue().get(0).getMessage();

@@ -1,4 +1,4 @@
-package io.adreport.report.api;
+package io.adreport.http;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Builds the OpenAPI 3.0 document from the {@link ApiRoute}s that Javalin serves. */
-final class OpenApiDocument {
+public final class OpenApiDocument {
     private OpenApiDocument() {
     }
 
-    static Map<String, Object> of(String title, String version, List<ApiRoute> routes) {
+    public static Map<String, Object> of(String title, String version, List<ApiRoute> routes) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("openapi", "3.0.3");
         doc.put("info", Map.of("title", title, "version", version,

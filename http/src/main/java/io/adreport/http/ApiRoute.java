@@ -1,4 +1,4 @@
-package io.adreport.report.api;
+package io.adreport.http;
 
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;

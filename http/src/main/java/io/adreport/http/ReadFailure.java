@@ -1,4 +1,4 @@
-package io.adreport.report.query;
+package io.adreport.http;
 
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
@@ -18,7 +18,7 @@ public final class ReadFailure extends RuntimeException {
      * timeout (reported as {@code timeout}, the read budget) or an interrupt becomes a
      * {@link ReadFailure}. The one mapping of read-task outcomes for every reader.
      */
-    static <T> T await(Future<T> f, long waitNanos, Duration timeout) {
+    public static <T> T await(Future<T> f, long waitNanos, Duration timeout) {
         try {
             return f.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {

@@ -1,4 +1,4 @@
-package io.adreport.report.auth;
+package io.adreport.http.auth;
 
 /** The caller is known but may not see what it asked for: 403, with no data. */
 public final class AccessDenied extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.adreport.report.query;
+package io.adreport.http;
 
 /**
  * A report that cannot be answered as asked (too large, not aligned): the caller's fault, so the

@@ -1,4 +1,4 @@
-package io.adreport.report.privacy;
+package io.adreport.privacy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

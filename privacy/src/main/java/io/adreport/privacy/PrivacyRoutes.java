@@ -1,4 +1,4 @@
-package io.adreport.report.privacy;
+package io.adreport.privacy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.adreport.report.privacy;
+package io.adreport.privacy;
 
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;

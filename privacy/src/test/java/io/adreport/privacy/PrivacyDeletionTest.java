@@ -1,4 +1,4 @@
-package io.adreport.report.privacy;
+package io.adreport.privacy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -110,7 +110,9 @@ class PrivacyDeletionTest {
     @BeforeAll
     void start(MiniHBase hbase) throws Exception {
         this.hbase = hbase;
-        Cube cube = io.adreport.report.ReportFixture.smallCube(); // from text: the reconcile job ships the cube's text
+        // The default ads cube with 4 salt buckets, parsed from text: the reconcile job ships the cube's text.
+        Cube cube = io.adreport.schema.cube.CubeLoader.parse("ads.yaml with 4 buckets",
+                io.adreport.schema.cube.CubeLoader.defaultSource().text().replace("Buckets: 16", "Buckets: 4"));
         layout = new TableLayout(cube, hbase.freshNamespace("privacy"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
         Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, clock, Duration.ofDays(7), hasher),

@@ -7,7 +7,7 @@ import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.serving.ServeConfig;
-import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.io.IOException;

@@ -9,7 +9,7 @@ import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
-import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package io.adreport.report.budget;
+package io.adreport.campaigns.budget;
 
 /**
  * Where the budget endpoint finds the pass-through rate that a pacing service in this process

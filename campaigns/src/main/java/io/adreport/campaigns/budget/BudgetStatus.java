@@ -1,4 +1,4 @@
-package io.adreport.report.budget;
+package io.adreport.campaigns.budget;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;

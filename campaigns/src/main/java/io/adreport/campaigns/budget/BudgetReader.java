@@ -1,4 +1,4 @@
-package io.adreport.report.budget;
+package io.adreport.campaigns.budget;
 
 import io.adreport.schema.campaign.Budget;
 import io.adreport.schema.campaign.Campaign;

@@ -1,4 +1,4 @@
-package io.adreport.report.api;
+package io.adreport.campaigns;
 
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.http.auth.Role;

@@ -1,4 +1,4 @@
-package io.adreport.serving.registry;
+package io.adreport.campaigns.registry;
 
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CampaignStore;

@@ -1,9 +1,9 @@
-package io.adreport.report.api;
+package io.adreport.campaigns;
 
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.http.auth.Role;
-import io.adreport.report.budget.BudgetReader;
-import io.adreport.report.budget.PacingRates;
+import io.adreport.campaigns.budget.BudgetReader;
+import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CampaignJson;
 import io.adreport.schema.campaign.CampaignStore;

@@ -1,5 +1,7 @@
 package io.adreport.privacy;
 
+import static io.adreport.http.ErrorMapper.badParam;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.http.ApiRoute;
@@ -15,7 +17,6 @@ import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
-import io.javalin.http.HttpResponseException;
 import io.javalin.http.NotFoundResponse;
 import java.io.IOException;
 import java.time.Clock;
@@ -120,22 +121,22 @@ public final class PrivacyRoutes implements AutoCloseable {
             try {
                 node = JSON.readTree(body);
             } catch (IOException e) {
-                throw bad("body", "must be a JSON object {\"device\": \"...\"}");
+                throw badParam("body", "must be a JSON object {\"device\": \"...\"}");
             }
             if (node == null || !node.isObject()) {
-                throw bad("body", "must be a JSON object {\"device\": \"...\"}");
+                throw badParam("body", "must be a JSON object {\"device\": \"...\"}");
             }
             JsonNode v = node.get(ProfileModel.DEVICE_FIELD);
             if (v == null || v.isNull()) {
-                throw bad("device", "is required");
+                throw badParam("device", "is required");
             }
             if (!v.isTextual() && !v.isIntegralNumber()) {
-                throw bad("device", "must be a string");
+                throw badParam("device", "must be a string");
             }
             try {
                 return DeletionStore.requireDevice(v.asText(), unidentified);
             } catch (IllegalArgumentException e) {
-                throw bad("device", e.getMessage());
+                throw badParam("device", e.getMessage());
             }
         }
 
@@ -143,10 +144,6 @@ public final class PrivacyRoutes implements AutoCloseable {
             if (!role.isAnalyst() && !role.isPrivacy()) {
                 throw new AccessDenied("privacy deletions are for analyst and privacy keys");
             }
-        }
-
-        private static HttpResponseException bad(String parameter, String rule) {
-            return new HttpResponseException(400, parameter + ": " + rule, Map.of("parameter", parameter));
         }
     }
 

@@ -36,7 +36,7 @@ import java.util.stream.Stream;
 /**
  * The serving tests' stack on the shared mini cluster: a fresh namespace with the default ads
  * cube (4 salt buckets), a real aggregator (which writes each device view before the ack), the
- * report API with the serving routes, and keys for each role; plus the HTTP calls the tests make.
+ * report API with the campaign and serving routes, and keys for each role; plus the HTTP calls the tests make.
  */
 final class ServingStack implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();

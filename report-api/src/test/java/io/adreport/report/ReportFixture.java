@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import io.adreport.campaigns.CampaignRoutes;
+import io.adreport.campaigns.budget.PacingRates;
 
 /**
  * One report API per test JVM, over one namespace of the shared mini cluster, with a known data
@@ -68,7 +70,8 @@ public final class ReportFixture {
         adv1Key = deps.keys().create("advertiser:adv1");
         adv2Key = deps.keys().create("advertiser:adv2");
         pub1Key = deps.keys().create("publisher:pub1");
-        app = ReportApi.create(deps).start("127.0.0.1", 0);
+        app = ReportApi.create(deps, // the dashboard's budget card reads the campaign routes
+                CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
         baseUrl = "http://127.0.0.1:" + app.port();
         Runtime.getRuntime().addShutdownHook(new Thread(app::stop));
     }

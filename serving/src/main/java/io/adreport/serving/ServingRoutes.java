@@ -1,6 +1,6 @@
 package io.adreport.serving;
 
-import io.adreport.report.api.ApiRoute;
+import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.event.DeviceHasher;
@@ -13,9 +13,9 @@ import io.adreport.serving.check.AdController;
 import io.adreport.serving.check.CapDecider;
 import io.adreport.serving.check.CheckController;
 import io.adreport.serving.pacing.PacingService;
-import io.adreport.serving.registry.CampaignRegistry;
-import io.adreport.report.budget.BudgetReader;
-import io.adreport.report.budget.PacingRates;
+import io.adreport.campaigns.registry.CampaignRegistry;
+import io.adreport.campaigns.budget.BudgetReader;
+import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.schema.meta.MetaStore;
 import io.javalin.http.HandlerType;
 import java.time.Clock;
@@ -24,8 +24,8 @@ import java.util.Map;
 import org.apache.hadoop.hbase.client.Connection;
 
 /**
- * The ad server's endpoints, mounted on the report API's server (same keys, errors, metrics and
- * OpenAPI document). {@link #close()} stops the registry refresh and the pacing service.
+ * The ad server's endpoints, mounted on the service's server beside the other routes (same keys, errors,
+ * metrics and OpenAPI document). {@link #close()} stops the registry refresh and the pacing service.
  */
 public final class ServingRoutes implements AutoCloseable {
     private final CampaignRegistry registry;
@@ -86,7 +86,7 @@ public final class ServingRoutes implements AutoCloseable {
         return pacing;
     }
 
-    /** The pass-through rates for {@code ReportApi.create(deps, routes, rates)}. */
+    /** The rates the budget endpoint reports: for {@code CampaignRoutes.create(..., rates)}. */
     public PacingRates rates() {
         return pacing == null ? PacingRates.NONE : pacing;
     }

@@ -49,6 +49,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.adreport.campaigns.CampaignRoutes;
+import java.util.stream.Stream;
 
 /**
  * Budgets end to end: impressions through the real aggregator (its spend flusher writes the
@@ -106,7 +108,8 @@ class BudgetTest {
         // pacing ticks at start and then when the test says so (the interval is long)
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of("serve.registry.refresh.ms", "60000", "serve.pacing.interval.ms", "60000")), clock, metrics);
-        api = ReportApi.create(deps, serving.routes(), serving.rates()).start("127.0.0.1", 0);
+        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+                serving.rates()).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();
         analyst = deps.keys().create("analyst");
         adserver = deps.keys().create("adserver");

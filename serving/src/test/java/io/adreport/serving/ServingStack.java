@@ -29,11 +29,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import io.adreport.campaigns.CampaignRoutes;
+import io.adreport.campaigns.budget.PacingRates;
+import java.util.stream.Stream;
 
 /**
  * The serving tests' stack on the shared mini cluster: a fresh namespace with the default ads
  * cube (4 salt buckets), a real aggregator (which writes each device view before the ack), the
- * report API with the serving routes, and keys for each role; plus the HTTP calls the tests make.
+ * report API with the campaign and serving routes, and keys for each role; plus the HTTP calls the tests make.
  */
 final class ServingStack implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -70,7 +73,8 @@ final class ServingStack implements AutoCloseable {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of("serve.registry.refresh.ms", "100")), clock, metrics);
-        api = ReportApi.create(deps, serving.routes()).start("127.0.0.1", 0);
+        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+                PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();
         analyst = deps.keys().create("analyst");
         adserver = deps.keys().create("adserver");

@@ -4,7 +4,7 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.launcher.local.LocalStack;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.report.ReportConfig;
-import io.adreport.report.privacy.PrivacyConfig;
+import io.adreport.privacy.PrivacyConfig;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.serving.ServeConfig;
 import io.adreport.schema.config.ConfigDef;

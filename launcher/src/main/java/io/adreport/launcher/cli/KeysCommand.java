@@ -3,7 +3,7 @@ package io.adreport.launcher.cli;
 import io.adreport.client.cli.Args;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
-import io.adreport.report.auth.ApiKeys;
+import io.adreport.http.auth.ApiKeys;
 import io.adreport.schema.meta.MetaStore;
 import java.io.PrintStream;
 import java.time.Clock;

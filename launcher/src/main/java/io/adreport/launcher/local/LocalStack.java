@@ -18,7 +18,7 @@ import io.adreport.reconcile.ReconcileScheduler;
 import io.adreport.reconcile.Reconciler;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
 import io.adreport.schema.metrics.Metrics;

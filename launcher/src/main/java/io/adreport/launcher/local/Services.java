@@ -3,12 +3,13 @@ package io.adreport.launcher.local;
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.TableSource;
+import io.adreport.campaigns.CampaignRoutes;
 import io.adreport.launcher.cli.Context;
 import io.adreport.report.ReportConfig;
-import io.adreport.report.api.ApiRoute;
+import io.adreport.http.ApiRoute;
 import io.adreport.report.api.ReportApi;
-import io.adreport.report.privacy.PrivacyConfig;
-import io.adreport.report.privacy.PrivacyRoutes;
+import io.adreport.privacy.PrivacyConfig;
+import io.adreport.privacy.PrivacyRoutes;
 import java.util.ArrayList;
 import java.util.List;
 import io.adreport.schema.event.DeviceHasher;
@@ -79,7 +80,7 @@ public final class Services {
     }
 
     /**
-     * The report API with the serving endpoints and the privacy deletions (for cubes with device
+     * The report API with the campaign registry, the serving endpoints and the privacy deletions (for cubes with device
      * profiles), started; the privacy deletion worker runs while the API does.
      */
     public static Javalin reportApi(Context ctx, ReportApi.Deps deps) {
@@ -91,9 +92,11 @@ public final class Services {
         PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
                 new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
                 deps.clock(), deps.metrics());
-        List<ApiRoute> extra = new ArrayList<>(serving.routes());
+        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+                serving.rates()));
+        extra.addAll(serving.routes());
         extra.addAll(privacy.routes());
-        Javalin app = ReportApi.create(deps, extra, serving.rates());
+        Javalin app = ReportApi.create(deps, extra);
         app.events(e -> e.serverStopped(() -> {
             privacy.close();
             serving.close();

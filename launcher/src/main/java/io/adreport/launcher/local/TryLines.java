@@ -3,7 +3,7 @@ package io.adreport.launcher.local;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.DerivedMetric;
 import io.adreport.schema.cube.Dimension;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.adreport.report.auth.AccessPolicy;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.AccessPolicy;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Rollup;

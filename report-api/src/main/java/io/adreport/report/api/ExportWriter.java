@@ -12,6 +12,7 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.adreport.http.ErrorMapper;
 
 /**
  * Writes a streamed report ({@code format=csv} or {@code format=ndjson}) row by row to a buffered

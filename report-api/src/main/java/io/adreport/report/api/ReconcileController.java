@@ -1,13 +1,13 @@
 package io.adreport.report.api;
 
-import static io.adreport.report.api.ErrorMapper.badParam;
+import static io.adreport.http.ErrorMapper.badParam;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.adreport.report.auth.AccessPolicy;
+import io.adreport.http.auth.AccessPolicy;
 import io.adreport.schema.meta.MetaStore;
 import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;
@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import io.adreport.http.BearerAuth;
 
 /**
  * Drift reports of the nightly reconcile job, for analysts: {@code GET /v1/reconcile/{day}} and

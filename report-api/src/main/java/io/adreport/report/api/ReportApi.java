@@ -2,8 +2,8 @@ package io.adreport.report.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.ReportConfig;
-import io.adreport.report.auth.AccessPolicy;
-import io.adreport.report.auth.ApiKeys;
+import io.adreport.http.auth.AccessPolicy;
+import io.adreport.http.auth.ApiKeys;
 import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.LiveReads;
@@ -11,12 +11,7 @@ import io.adreport.report.query.ExportReader;
 import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.RankedTopN;
 import io.adreport.report.query.ReportEngine;
-import io.adreport.report.budget.BudgetReader;
-import io.adreport.report.budget.PacingRates;
-import io.adreport.schema.campaign.CampaignStore;
-import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.meta.MetaStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.TableLayout;
@@ -34,6 +29,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.client.Connection;
+import io.adreport.http.ApiRoute;
+import io.adreport.http.BearerAuth;
+import io.adreport.http.ErrorMapper;
+import io.adreport.http.OpenApiDocument;
+import io.adreport.http.RequestMetrics;
 
 /**
  * The report API and dashboard as one Javalin app. Every route is declared once, below, as an
@@ -103,15 +103,11 @@ public final class ReportApi {
     }
 
     /**
-     * As {@link #create(Deps)}, also serving {@code extra} routes (e.g. the ad server's serving
-     * endpoints) behind the same authentication, error mapping, metrics and OpenAPI document.
+     * As {@link #create(Deps)}, also serving {@code extra} routes (e.g. the campaign registry's, the ad
+     * server's serving endpoints, privacy deletions) behind the same authentication, error mapping,
+     * metrics and OpenAPI document.
      */
     public static Javalin create(Deps deps, List<ApiRoute> extra) {
-        return create(deps, extra, PacingRates.NONE);
-    }
-
-    /** As {@link #create(Deps, List)}, with the pacing rates the budget endpoint reports. */
-    public static Javalin create(Deps deps, List<ApiRoute> extra, PacingRates rates) {
         ReportConfig cfg = deps.config();
         ThreadPoolExecutor executor = readExecutor(cfg);
         ObjectMapper mapper = new ObjectMapper();
@@ -162,34 +158,6 @@ public final class ReportApi {
                         merge(common, Map.of(200, "status and drift report", 400, "bad date", 404, "never reconciled")),
                         reconcile::day));
         List<ApiRoute> routes = new java.util.ArrayList<>(base);
-        if (ProfileModel.supported(deps.cube())) {
-            BudgetReader budgets = BudgetReader.supported(deps.layout())
-                    ? new BudgetReader(deps.connection(), deps.layout(), deps.meta(), deps.clock()) : null;
-            CampaignController campaigns = new CampaignController(new CampaignStore(deps.connection(), deps.layout()), budgets, rates);
-            List<ApiRoute.Param> ids = List.of(ApiRoute.Param.path("advertiser", "advertiser id"), ApiRoute.Param.path("campaign", "campaign id"));
-            routes.add(new ApiRoute(HandlerType.PUT, "/v1/campaigns/{advertiser}/{campaign}",
-                    "Create or change a campaign: status, start, end, frequencyCaps, budget (advertiser: own; analyst: all)", "campaigns", true,
-                    ids, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule", 409, "changed concurrently")),
-                    campaigns::put));
-            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}", "One campaign", "campaigns", true,
-                    ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get));
-            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}/budget",
-                    "Spend against the budget: spentTodayMicros, spentLifetimeMicros, remainingMicros, unflushedBoundMicros, exhausted, "
-                            + "pacing {rate, targetMicros}, burn (exact for reconciled days)", "campaigns", true,
-                    ids, merge(common, Map.of(200, "the budget status", 404, "no such campaign", 503, "HBase unavailable")),
-                    campaigns::budget));
-            ZoneController zones = new ZoneController(new ZoneStore(deps.connection(), deps.layout()));
-            List<ApiRoute.Param> zoneIds = List.of(ApiRoute.Param.path("site", "site (publisher id)"), ApiRoute.Param.path("zone", "zone id"));
-            routes.add(new ApiRoute(HandlerType.PUT, "/v1/zones/{site}/{zone}",
-                    "Set the ads a zone may show: campaign, creative, ecpmMicros, keywords (publisher: own site; analyst: all)",
-                    "campaigns", true, zoneIds, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule")),
-                    zones::put));
-            routes.add(new ApiRoute(HandlerType.GET, "/v1/zones/{site}/{zone}", "One zone's ads", "campaigns", true, zoneIds,
-                    merge(common, Map.of(200, "the zone", 404, "no such zone")), zones::get));
-            routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns", "Campaigns the key manages", "campaigns", true,
-                    List.of(ApiRoute.Param.query("advertiser", "string", "analysts: one advertiser's campaigns")),
-                    merge(common, Map.of(200, "campaigns")), campaigns::list));
-        }
         routes.addAll(extra);
         ops.openApi(OpenApiDocument.of("adreport report API", VERSION, routes));
         RequestMetrics requestMetrics = new RequestMetrics(deps.metrics(),

@@ -1,7 +1,7 @@
 package io.adreport.report.api;
 
-import io.adreport.report.auth.AccessPolicy;
-import io.adreport.report.auth.Role;
+import io.adreport.http.auth.AccessPolicy;
+import io.adreport.http.auth.Role;
 import io.adreport.report.query.ReportEngine;
 import io.adreport.report.query.ReportQuery;
 import io.adreport.report.query.ReportResult;
@@ -12,8 +12,8 @@ import io.adreport.schema.meta.MetaStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.ExportReader;
-import io.adreport.report.query.QueryException;
-import io.adreport.report.query.ReadFailure;
+import io.adreport.http.QueryException;
+import io.adreport.http.ReadFailure;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.BufferedOutputStream;
@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import io.adreport.http.BearerAuth;
 
 /**
  * {@code GET /v1/reports/{rollup}}: parse, authorize, run, and answer in JSON, CSV or NDJSON.
@@ -79,7 +80,7 @@ final class ReportController {
         Rollup rollup = cube.rollup(ctx.pathParam("rollup"))
                 .orElseThrow(() -> new NotFoundResponse("unknown rollup; see GET /v1/rollups"));
         if (!policy.canRead(role, rollup)) {
-            throw new io.adreport.report.auth.AccessDenied("rollup " + rollup.name() + " is not readable by this key");
+            throw new io.adreport.http.auth.AccessDenied("rollup " + rollup.name() + " is not readable by this key");
         }
         String format = params.format(ctx);
         ReportQuery asked = params.parse(ctx, rollup);

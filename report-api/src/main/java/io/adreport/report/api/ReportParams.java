@@ -1,8 +1,8 @@
 package io.adreport.report.api;
 
-import static io.adreport.report.api.ErrorMapper.badParam;
+import static io.adreport.http.ErrorMapper.badParam;
 
-import io.adreport.report.api.ApiRoute.Param;
+import io.adreport.http.ApiRoute.Param;
 import io.adreport.report.query.ReportGranularity;
 import io.adreport.report.query.ReportQuery;
 import io.adreport.schema.cube.Cube;

@@ -1,6 +1,6 @@
 package io.adreport.report.api;
 
-import io.adreport.report.auth.AccessPolicy;
+import io.adreport.http.auth.AccessPolicy;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.DerivedMetric;
 import io.adreport.schema.cube.Granularity;
@@ -8,6 +8,7 @@ import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.javalin.http.Context;
 import java.util.List;
+import io.adreport.http.BearerAuth;
 
 /** {@code GET /v1/rollups}: the rollups the caller may read. */
 final class RollupController {

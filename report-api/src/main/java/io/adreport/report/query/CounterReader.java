@@ -29,6 +29,8 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.util.Bytes;
+import io.adreport.http.QueryException;
+import io.adreport.http.ReadFailure;
 
 /**
  * Reads the counter rows of a {@link QueryPlan} and sums them into (output bucket, groupBy

@@ -26,6 +26,8 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import io.adreport.http.ReadFailure;
+import io.adreport.http.QueryException;
 
 /**
  * Streams every row of a breakdown (the {@code format=csv} and {@code format=ndjson} export),

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import io.adreport.http.QueryException;
 
 /**
  * Chooses how to read a report. Stored buckets are UTC-aligned 15 minutes, hours and days; a

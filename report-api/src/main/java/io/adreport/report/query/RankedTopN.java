@@ -35,6 +35,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import io.adreport.http.ReadFailure;
 
 /**
  * Exact top-N from the ranked index of reconciled days and months ({@link RankedIndexCodec}),

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.http.QueryException;
 
 /**
  * Answers a {@link ReportQuery}: plans it, reads the counters, computes derived metrics, orders

@@ -7,6 +7,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import io.adreport.http.QueryException;
 
 /**
  * The output buckets of a report: [from, to) cut at the hour, day or month boundaries of a time

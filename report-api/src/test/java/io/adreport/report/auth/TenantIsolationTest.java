@@ -21,6 +21,7 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.adreport.http.auth.ApiKeys;
 
 /**
  * No tenant ever reads another tenant's rows, through any route or parameter; unknown and

@@ -35,6 +35,8 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
+import io.adreport.campaigns.CampaignRoutes;
+import io.adreport.campaigns.budget.PacingRates;
 
 /**
  * A day that the real reconcile job recounted, behind its own report API: what the dashboard's
@@ -119,7 +121,8 @@ final class ReconciledDay implements AutoCloseable {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(), ReportConfig.defaults(),
                 new Metrics(), clock);
         String analystKey = deps.keys().create("analyst");
-        Javalin app = ReportApi.create(deps).start("127.0.0.1", 0);
+        Javalin app = ReportApi.create(deps, // the dashboard's budget card reads the campaign routes
+                CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
         return new ReconciledDay(List.copyOf(traffic.known), report, Map.copyOf(damage), app, analystKey);
     }
 

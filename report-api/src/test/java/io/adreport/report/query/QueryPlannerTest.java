@@ -14,6 +14,7 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import io.adreport.http.QueryException;
 
 class QueryPlannerTest {
     private final Cube cube = CubeLoader.defaultCube();

@@ -1,5 +1,7 @@
 package io.adreport.serving.check;
 
+import static io.adreport.http.ErrorMapper.badParam;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,9 +9,8 @@ import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.serving.ServeConfig;
-import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
-import io.javalin.http.HttpResponseException;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -133,10 +134,10 @@ public final class AdController {
         try {
             root = MAPPER.readTree(body);
         } catch (IOException e) {
-            throw bad("body", "must be a JSON object {site, zone, device, keywords?, count?}");
+            throw badParam("body", "must be a JSON object {site, zone, device, keywords?, count?}");
         }
         if (root == null || !root.isObject()) {
-            throw bad("body", "must be a JSON object {site, zone, device, keywords?, count?}");
+            throw badParam("body", "must be a JSON object {site, zone, device, keywords?, count?}");
         }
         String site = text(root, "site", 64, true);
         String zone = text(root, "zone", 64, true);
@@ -145,11 +146,11 @@ public final class AdController {
         JsonNode k = root.get("keywords");
         if (k != null && !k.isNull()) {
             if (!k.isArray() || k.size() > 32) {
-                throw bad("keywords", "must be an array of at most 32 strings");
+                throw badParam("keywords", "must be an array of at most 32 strings");
             }
             for (JsonNode w : k) {
                 if (!w.isTextual()) {
-                    throw bad("keywords", "must be an array of at most 32 strings");
+                    throw badParam("keywords", "must be an array of at most 32 strings");
                 }
                 keywords.add(w.asText().toLowerCase(Locale.ROOT));
             }
@@ -158,7 +159,7 @@ public final class AdController {
         JsonNode c = root.get("count");
         if (c != null && !c.isNull()) {
             if (!c.isIntegralNumber() || c.asInt() < 1 || c.asInt() > MAX_COUNT) {
-                throw bad("count", "must be an integer 1.." + MAX_COUNT);
+                throw badParam("count", "must be an integer 1.." + MAX_COUNT);
             }
             count = c.asInt();
         }
@@ -169,17 +170,13 @@ public final class AdController {
         JsonNode n = root.get(field);
         if (n == null || n.isNull()) {
             if (required) {
-                throw bad(field, "is required");
+                throw badParam(field, "is required");
             }
             return null;
         }
         if (!n.isTextual() || n.asText().length() > max) {
-            throw bad(field, "must be a string of at most " + max + " characters");
+            throw badParam(field, "must be a string of at most " + max + " characters");
         }
         return n.asText();
-    }
-
-    private static HttpResponseException bad(String field, String rule) {
-        return new HttpResponseException(400, field + ": " + rule, Map.of("parameter", field));
     }
 }

@@ -1,7 +1,7 @@
 package io.adreport.serving.check;
 
-import io.adreport.report.api.BearerAuth;
-import io.adreport.report.auth.AccessDenied;
+import io.adreport.http.BearerAuth;
+import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.metrics.Metrics;
@@ -9,7 +9,7 @@ import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
-import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.time.Clock;

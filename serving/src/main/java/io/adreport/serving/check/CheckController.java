@@ -1,5 +1,7 @@
 package io.adreport.serving.check;
 
+import static io.adreport.http.ErrorMapper.badParam;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonEncoding;
@@ -8,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.serving.ServeConfig;
 import io.javalin.http.Context;
-import io.javalin.http.HttpResponseException;
 import io.javalin.http.ContentType;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -129,32 +130,28 @@ public final class CheckController {
         try {
             root = MAPPER.readTree(body);
         } catch (IOException e) {
-            throw bad("body", "must be a JSON object {\"device\", \"campaigns\"}");
+            throw badParam("body", "must be a JSON object {\"device\", \"campaigns\"}");
         }
         if (root == null || !root.isObject()) {
-            throw bad("body", "must be a JSON object {\"device\", \"campaigns\"}");
+            throw badParam("body", "must be a JSON object {\"device\", \"campaigns\"}");
         }
         JsonNode d = root.get("device");
         if (d == null || !d.isTextual() || d.asText().length() > MAX_DEVICE_LENGTH) {
-            throw bad("device", "must be a string of at most " + MAX_DEVICE_LENGTH + " characters");
+            throw badParam("device", "must be a string of at most " + MAX_DEVICE_LENGTH + " characters");
         }
         JsonNode cs = root.get("campaigns");
         if (cs == null || !cs.isArray() || cs.isEmpty() || cs.size() > maxCampaigns) {
-            throw bad("campaigns", "must be an array of 1.." + maxCampaigns + " \"advertiser/campaign\" strings");
+            throw badParam("campaigns", "must be an array of 1.." + maxCampaigns + " \"advertiser/campaign\" strings");
         }
         Set<String> keys = new LinkedHashSet<>();
         for (JsonNode c : cs) {
             String k = c.isTextual() ? c.asText() : "";
             int slash = k.indexOf('/');
             if (slash <= 0 || slash == k.length() - 1 || k.indexOf('/', slash + 1) >= 0) {
-                throw bad("campaigns", "each entry must be \"advertiser/campaign\", not " + c);
+                throw badParam("campaigns", "each entry must be \"advertiser/campaign\", not " + c);
             }
             keys.add(k);
         }
         return new Request(d.asText(), List.copyOf(keys));
-    }
-
-    private static HttpResponseException bad(String field, String rule) {
-        return new HttpResponseException(400, field + ": " + rule, Map.of("parameter", field));
     }
 }

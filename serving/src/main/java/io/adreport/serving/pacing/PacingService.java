@@ -1,11 +1,11 @@
 package io.adreport.serving.pacing;
 
-import io.adreport.report.budget.BudgetReader;
-import io.adreport.report.budget.BudgetStatus;
-import io.adreport.report.budget.PacingRates;
+import io.adreport.campaigns.budget.BudgetReader;
+import io.adreport.campaigns.budget.BudgetStatus;
+import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.serving.registry.CampaignRegistry;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;

@@ -60,6 +60,8 @@ import org.apache.hadoop.hbase.client.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.adreport.campaigns.CampaignRoutes;
+import java.util.stream.Stream;
 
 /**
  * Budgets under bursts, and the ad endpoint under ingest, in one mini-cluster JVM with the
@@ -121,7 +123,8 @@ class BudgetBenchmarkTest {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
         ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
-        Javalin api = ReportApi.create(deps, serving.routes(), serving.rates()).start("127.0.0.1", 0);
+        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+                serving.rates()).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         String key = deps.keys().create("adserver");
         AggregatorConfig aggConfig = AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "budget-bench"));
         Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher),

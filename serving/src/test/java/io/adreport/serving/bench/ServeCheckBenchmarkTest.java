@@ -60,6 +60,9 @@ import org.apache.hadoop.hbase.util.CommonFSUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.adreport.campaigns.CampaignRoutes;
+import io.adreport.campaigns.budget.PacingRates;
+import java.util.stream.Stream;
 
 /**
  * Frequency-cap checks under load: {@code POST /v1/serve/check} for one device and 50 campaigns
@@ -125,7 +128,8 @@ class ServeCheckBenchmarkTest {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
         ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
-        Javalin api = ReportApi.create(deps, serving.routes()).start("127.0.0.1", 0);
+        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+                PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         String key = deps.keys().create("adserver");
         Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher),
                 AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-bench")), Clock.systemUTC(),

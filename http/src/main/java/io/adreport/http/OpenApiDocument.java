@@ -1,0 +1,85 @@
+package io.adreport.http;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Builds the OpenAPI 3.0 document from the {@link ApiRoute}s that Javalin serves. */
+public final class OpenApiDocument {
+    private OpenApiDocument() {
+    }
+
+    public static Map<String, Object> of(String title, String version, List<ApiRoute> routes) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("openapi", "3.0.3");
+        doc.put("info", Map.of("title", title, "version", version,
+                "description", "Reports over live and reconciled ad counters. Every /v1 route needs "
+                        + "Authorization: Bearer KEY; tenant keys see only their own rows."));
+        Map<String, Object> paths = new TreeMap<>();
+        for (ApiRoute r : routes) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> item = (Map<String, Object>) paths.computeIfAbsent(r.path(), p -> new LinkedHashMap<>());
+            item.put(r.method().name().toLowerCase(Locale.ROOT), operation(r));
+        }
+        doc.put("paths", paths);
+        doc.put("components", Map.of(
+                "securitySchemes", Map.of("bearer", Map.of("type", "http", "scheme", "bearer",
+                        "description", "API key created with: bin/adreport keys add --role ROLE")),
+                "schemas", Map.of("Error", Map.of("type", "object", "properties", Map.of(
+                        "error", Map.of("type", "string", "description", "the rule that was broken"),
+                        "parameter", Map.of("type", "string", "description", "the parameter that broke it"),
+                        "requestId", Map.of("type", "string", "description",
+                                "500 only: the request's id, also in the X-Request-Id header and the server's log line"))))));
+        return doc;
+    }
+
+    private static Map<String, Object> operation(ApiRoute r) {
+        Map<String, Object> op = new LinkedHashMap<>();
+        op.put("summary", r.summary());
+        op.put("tags", List.of(r.tag()));
+        op.put("operationId", r.method().name().toLowerCase(Locale.ROOT) + r.path().replaceAll("[^A-Za-z0-9]+", "_"));
+        if (r.secured()) {
+            op.put("security", List.of(Map.of("bearer", List.of())));
+        }
+        List<Map<String, Object>> params = new ArrayList<>();
+        for (ApiRoute.Param p : r.params()) {
+            Map<String, Object> schema = new LinkedHashMap<>();
+            schema.put("type", p.type());
+            if (!p.allowed().isEmpty()) {
+                schema.put("enum", p.allowed());
+            }
+            if (p.defaultValue() != null) {
+                schema.put("default", p.defaultValue());
+            }
+            Map<String, Object> param = new LinkedHashMap<>();
+            param.put("name", p.name());
+            param.put("in", p.in());
+            param.put("required", p.required());
+            param.put("description", p.description());
+            param.put("schema", schema);
+            params.add(param);
+        }
+        if (!params.isEmpty()) {
+            op.put("parameters", params);
+        }
+        Map<String, Object> responses = new TreeMap<>();
+        r.responses().forEach((status, text) -> {
+            Map<String, Object> resp = new LinkedHashMap<>();
+            resp.put("description", text);
+            if (status == 200 && !r.produces().isEmpty()) {
+                Map<String, Object> content = new LinkedHashMap<>();
+                r.produces().forEach(type -> content.put(type, Map.of()));
+                resp.put("content", content);
+            }
+            if (status >= 400) {
+                resp.put("content", Map.of("application/json", Map.of("schema", Map.of("$ref", "#/components/schemas/Error"))));
+            }
+            responses.put(Integer.toString(status), resp);
+        });
+        op.put("responses", responses);
+        return op;
+    }
+}

@@ -1,0 +1,198 @@
+package io.adreport.http.auth;
+
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.meta.MetaStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * API keys: creation, revocation, listing and the lookup every {@code /v1} request makes.
+ *
+ * <p><b>Keys.</b> {@value #PREFIX} followed by 32 bytes (256 bits) of {@link SecureRandom},
+ * base64url without padding. Only the SHA-256 of the whole key (hex) is stored, in the meta
+ * table ({@link MetaStore#putKey}); the key itself is shown once, by {@link #create}. A plain
+ * hash is enough (no salt or stretching) because the key is random with 256 bits of entropy,
+ * not a password.
+ *
+ * <p><b>Cache.</b> Lookups, positive and negative, are cached for {@code ttl} (setting
+ * {@code report.key.cache.ms}, default 2 s) so that a report does not cost a meta-table read.
+ * The price: a key revoked by another process keeps working for at most {@code ttl}; one revoked
+ * through this instance stops at once. The cache holds at most {@code maxEntries}; when full it
+ * is emptied (simple, bounded, and a refill costs one get per active key).
+ *
+ * <p><b>Concurrency.</b> Thread-safe: a concurrent map of immutable entries; two threads missing
+ * the same key both read the meta table, which is harmless.
+ */
+public final class ApiKeys {
+    public static final String PREFIX = "ak_";
+    private static final int KEY_BYTES = 32;
+
+    /** A stored key, without the key itself. */
+    public record KeyInfo(String hash, String role, Instant createdAt, Instant revokedAt) {
+        public boolean active() {
+            return revokedAt == null;
+        }
+    }
+
+    private record Cached(Optional<Role> role, Instant expires) {
+    }
+
+    private final MetaStore meta;
+    private final Cube cube;
+    private final Clock clock;
+    private final Duration ttl;
+    private final int maxEntries;
+    private final SecureRandom random = new SecureRandom();
+    private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    private final LongAdder lookups = new LongAdder();
+
+    public ApiKeys(MetaStore meta, Cube cube, Clock clock, Duration ttl, int maxEntries) {
+        this.meta = meta;
+        this.cube = cube;
+        this.clock = clock;
+        this.ttl = ttl;
+        this.maxEntries = maxEntries;
+    }
+
+    /**
+     * Creates a key for {@code role} ({@code analyst}, {@code advertiser:ID}, ...).
+     *
+     * @return the key; it is not stored and cannot be shown again
+     * @throws IllegalArgumentException when the role is malformed
+     */
+    public String create(String role) {
+        Role parsed = Role.parse(role, cube);
+        byte[] bytes = new byte[KEY_BYTES];
+        random.nextBytes(bytes);
+        String key = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        meta.putKey(hash(key), parsed.toString());
+        return key;
+    }
+
+    /**
+     * Revokes a key given as the key itself or as a prefix (at least 8 hex digits) of its hash,
+     * as {@link #list} shows it.
+     *
+     * @return the hash revoked
+     * @throws IllegalArgumentException when nothing or more than one key matches
+     */
+    public String revoke(String keyOrHashPrefix) {
+        String hash;
+        if (keyOrHashPrefix.startsWith(PREFIX)) {
+            hash = hash(keyOrHashPrefix);
+            if (meta.key(hash).isEmpty()) {
+                throw new IllegalArgumentException("no such key");
+            }
+        } else {
+            String prefix = keyOrHashPrefix.toLowerCase(java.util.Locale.ROOT);
+            if (!prefix.matches("[0-9a-f]{8,64}")) {
+                throw new IllegalArgumentException("give the key (" + PREFIX + "...) or at least 8 hex digits of its hash");
+            }
+            List<String> matches = meta.keys().stream().map(MetaStore.KeyRecord::hash).filter(h -> h.startsWith(prefix)).toList();
+            if (matches.size() != 1) {
+                throw new IllegalArgumentException(matches.isEmpty() ? "no key hash starts with " + prefix
+                        : matches.size() + " key hashes start with " + prefix + "; give more digits");
+            }
+            hash = matches.get(0);
+        }
+        meta.revokeKey(hash);
+        cache.remove(hash);
+        return hash;
+    }
+
+    /**
+     * The key kept in {@code file} (e.g. {@code DATA_DIR/analyst.key} of the local stack) if it
+     * still works, else a new key for {@code role}, written there with mode 600 (owner only)
+     * through a temporary file and an atomic rename, so a crash never leaves half a key.
+     *
+     * @return the key and whether it was created now
+     */
+    public KeyFile ensureKeyFile(Path file, String role) throws IOException {
+        if (Files.isRegularFile(file)) {
+            String existing = Files.readString(file, StandardCharsets.UTF_8).trim();
+            if (authenticate(existing).filter(r -> r.toString().equals(Role.parse(role, cube).toString())).isPresent()) {
+                return new KeyFile(existing, false);
+            }
+        }
+        String key = create(role);
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, ".key", ".tmp");
+        try {
+            if (Files.getFileStore(tmp).supportsFileAttributeView("posix")) {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+            }
+            Files.writeString(tmp, key + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return new KeyFile(key, true);
+    }
+
+    /** A key read from or written to a key file. */
+    public record KeyFile(String key, boolean created) {
+    }
+
+    public List<KeyInfo> list() {
+        return meta.keys().stream().map(k -> new KeyInfo(k.hash(), k.role(), k.createdAt(), k.revokedAt())).toList();
+    }
+
+    /** The role of an active key, or empty for an unknown, revoked or malformed one. */
+    public Optional<Role> authenticate(String key) {
+        if (key == null || !key.startsWith(PREFIX) || key.length() > 128) {
+            return Optional.empty();
+        }
+        String hash = hash(key);
+        Instant now = clock.instant();
+        Cached c = cache.get(hash);
+        if (c != null && now.isBefore(c.expires())) {
+            return c.role();
+        }
+        lookups.increment();
+        Optional<Role> role = meta.key(hash).filter(MetaStore.KeyRecord::active).flatMap(this::roleOf);
+        if (cache.size() >= maxEntries) {
+            cache.clear();
+        }
+        cache.put(hash, new Cached(role, now.plus(ttl)));
+        return role;
+    }
+
+    /** Meta-table lookups made (cache misses). */
+    public long lookups() {
+        return lookups.sum();
+    }
+
+    private Optional<Role> roleOf(MetaStore.KeyRecord k) {
+        try {
+            return Optional.of(Role.parse(k.role(), cube));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty(); // a role of another cube: no access rather than a guess
+        }
+    }
+
+    /** SHA-256 of the key, lower-case hex: what the meta table stores. */
+    public static String hash(String key) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+}

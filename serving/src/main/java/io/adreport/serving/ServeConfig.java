@@ -19,9 +19,12 @@ import java.util.Map;
  * @param pacingInterval  how often the pacing service re-reads every budgeted campaign's spend
  * @param pacingLookahead how far ahead the pacing service projects a campaign's recent spend rate
  *                        when it decides that a budget is exhausted
+ * @param deadline        the time budget of a check's profile read: past it (or when the read
+ *                        fails) the answer is decided from an empty profile, {@code "degraded": true};
+ *                        zero waits for the HBase client's own timeouts
  */
 public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Duration registryRefresh, int maxCampaigns,
-                          String beaconUrl, Duration pacingInterval, Duration pacingLookahead) {
+                          String beaconUrl, Duration pacingInterval, Duration pacingLookahead, Duration deadline) {
     public static final ConfigDef DEF = new ConfigDef("Serving")
             .define("serve.unidentified", Type.STRING, "deny", "deny or allow", ConfigDef.oneOf("deny", "allow"),
                     "Check answer for an unidentified device (empty, all-zero, placeholder) on a capped campaign")
@@ -39,12 +42,16 @@ public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Durat
             .define("serve.pacing.lookahead.ms", Type.DURATION_MS, "500", "0..60000", ConfigDef.between(0, 60_000),
                     "A campaign counts as exhausted once spent + unflushed + its recent spend rate over this time reaches the "
                             + "budget: the spend still on its way when a decision is published (spend.flush.ms + "
-                            + "serve.pacing.interval.ms by default). 0: only once spent + unflushed reaches it");
+                            + "serve.pacing.interval.ms by default). 0: only once spent + unflushed reaches it")
+            .define("serve.deadline.ms", Type.DURATION_MS, "20", "0..10000", ConfigDef.between(0, 10_000),
+                    "Time budget of the profile read of /v1/serve/check and /v1/serve/ad: past it, or when the read fails, the "
+                            + "answer is decided from an empty profile (caps as for an unidentified device), marked \"degraded\": true "
+                            + "and counted in adreport_serve_degraded_total; 0 waits for the HBase client's timeouts");
 
     public static ServeConfig from(ConfigDef.Values v) {
         return new ServeConfig(v.string("serve.unidentified").equals("deny"), v.bool("serve.timeline.reads"),
                 v.millis("serve.registry.refresh.ms"), v.integer("serve.max.campaigns"), v.string("serve.beacon.url"),
-                v.millis("serve.pacing.interval.ms"), v.millis("serve.pacing.lookahead.ms"));
+                v.millis("serve.pacing.interval.ms"), v.millis("serve.pacing.lookahead.ms"), v.millis("serve.deadline.ms"));
     }
 
     public static ServeConfig of(Map<String, String> overrides) {

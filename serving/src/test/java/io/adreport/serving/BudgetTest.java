@@ -107,7 +107,8 @@ class BudgetTest {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
         // pacing ticks at start and then when the test says so (the interval is long)
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
-                ServeConfig.of(Map.of("serve.registry.refresh.ms", "60000", "serve.pacing.interval.ms", "60000")), clock, metrics);
+                ServeConfig.of(Map.of("serve.registry.refresh.ms", "60000", "serve.pacing.interval.ms", "60000",
+                        "serve.deadline.ms", "5000")), clock, metrics);
         api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
                 serving.rates()).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();

@@ -56,6 +56,12 @@ final class ServingStack implements AutoCloseable {
     final String adv2;
 
     ServingStack(MiniHBase hbase, MutableClock clock) throws Exception {
+        // A generous read budget: these tests check exact cap decisions, which a loaded machine's
+        // pause must not turn into degraded answers (ServeDeadlineTest tests the deadline itself).
+        this(hbase, clock, Map.of("serve.deadline.ms", "5000"));
+    }
+
+    ServingStack(MiniHBase hbase, MutableClock clock, Map<String, String> serveSettings) throws Exception {
         this.hbase = hbase;
         this.clock = clock;
         Cube ads = CubeLoader.defaultCube();
@@ -72,7 +78,7 @@ final class ServingStack implements AutoCloseable {
         Metrics metrics = new Metrics();
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
-                ServeConfig.of(Map.of("serve.registry.refresh.ms", "100")), clock, metrics);
+                ServeConfig.of(merged(Map.of("serve.registry.refresh.ms", "100"), serveSettings)), clock, metrics);
         api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
                 PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();
@@ -80,6 +86,12 @@ final class ServingStack implements AutoCloseable {
         adserver = deps.keys().create("adserver");
         adv1 = deps.keys().create("advertiser:adv1");
         adv2 = deps.keys().create("advertiser:adv2");
+    }
+
+    private static Map<String, String> merged(Map<String, String> a, Map<String, String> b) {
+        Map<String, String> out = new java.util.HashMap<>(a);
+        out.putAll(b);
+        return out;
     }
 
     @Override

@@ -30,7 +30,7 @@ import java.util.random.RandomGenerator;
  *
  * <pre>request  {"site": "pub1", "zone": "top", "device": "raw id", "keywords": ["shoes"], "count": 1,
  *           "country": "US", "deviceType": "phone"}
- * response {"device": "known|new|unidentified", "stale": false,
+ * response {"device": "known|new|unidentified|unknown", "stale": false, "degraded": false,
  *           "ads": [{"advertiser", "campaign", "creative", "ecpmMicros", "score", "impressionId",
  *                    "beacons": {"impression": URL, "click": URL}}]}</pre>
  *
@@ -71,7 +71,7 @@ public final class AdController {
                          Map<String, String> beacons) {
     }
 
-    public record Response(String device, boolean stale, List<Chosen> ads) {
+    public record Response(String device, boolean stale, boolean degraded, List<Chosen> ads) {
     }
 
     record Request(String site, String zone, String device, Set<String> keywords, int count, String country, String deviceType) {
@@ -100,7 +100,7 @@ public final class AdController {
         if (chosen.isEmpty()) {
             unfilled.inc();
         }
-        ctx.json(new Response(d.device(), d.stale(), chosen));
+        ctx.json(new Response(d.device(), d.stale(), d.degraded(), chosen));
         latency.observeNanos(System.nanoTime() - start);
     }
 

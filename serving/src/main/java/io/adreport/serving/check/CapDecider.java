@@ -38,6 +38,12 @@ import org.apache.hadoop.hbase.client.Connection;
  * {@link PacingService}, a campaign whose budget is exhausted is refused, and one with a
  * pass-through rate below 1 takes part in that share of requests only (one random draw each);
  * both are decided from memory before the profile is read.
+ *
+ * <p><b>Deadline.</b> The profile read has a time budget ({@code serve.deadline.ms}), as an ad
+ * server's bid has: a read that misses it, or fails, leaves the decision to an empty profile —
+ * the device's caps are decided as for an unidentified device, its segments are empty — and the
+ * answer says {@code degraded}. A slow or stopped region server then costs a bid its frequency
+ * information, never the bid itself. With a zero budget a failed read is an error (503).
  */
 public final class CapDecider {
     private final ProfileReader reader;
@@ -47,6 +53,9 @@ public final class CapDecider {
     private final boolean denyUnidentified;
     private final Clock clock;
     private final Metrics.Counter staleReads;
+    private final Metrics.Counter degradedReads;
+    private final boolean degradeOnFailure;
+    private final java.util.concurrent.atomic.AtomicLong lastDegradedLog = new java.util.concurrent.atomic.AtomicLong();
     private final PacingService pacing;
     private final Supplier<RandomGenerator> rng;
 
@@ -64,13 +73,16 @@ public final class CapDecider {
                       Supplier<RandomGenerator> rng) {
         this.pacing = pacing;
         this.rng = rng;
-        this.reader = new ProfileReader(connection, layout, config.timelineReads());
+        this.reader = new ProfileReader(connection, layout, config.timelineReads(), config.deadline());
+        this.degradeOnFailure = !config.deadline().isZero();
         this.registry = registry;
         this.hasher = hasher;
         this.unidentified = unidentified;
         this.denyUnidentified = config.denyUnidentified();
         this.clock = clock;
         this.staleReads = metrics.counter("adreport_serve_stale_reads_total", "Profile reads answered by a secondary replica");
+        this.degradedReads = metrics.counter("adreport_serve_degraded_total",
+                "Checks and ad requests decided from an empty profile: the profile read missed serve.deadline.ms or failed");
     }
 
     /**
@@ -78,7 +90,7 @@ public final class CapDecider {
      *
      * @param campaign the registered campaign, or empty
      * @param reason   null when allowed; else {@code capped}, {@code paused}, {@code not-serving}, {@code exhausted},
-     *                 {@code paced} or {@code unidentified}
+     *                 {@code paced}, {@code unidentified} or {@code degraded} (the profile read missed its deadline)
      * @param reached  the first reached cap when {@code capped}
      */
     record Verdict(Optional<Campaign> campaign, String reason, CapCheck.Reached reached) {
@@ -87,8 +99,11 @@ public final class CapDecider {
         }
     }
 
-    /** Verdicts by campaign key (in the order asked) and what was read of the device. */
-    record Decision(String device, boolean stale, Map<String, Double> segments, Map<String, Verdict> verdicts) {
+    /**
+     * Verdicts by campaign key (in the order asked) and what was read of the device;
+     * {@code degraded}: the profile could not be read in time, caps were decided without it.
+     */
+    record Decision(String device, boolean stale, boolean degraded, Map<String, Double> segments, Map<String, Verdict> verdicts) {
     }
 
     /** Only {@code adserver} (and analyst) keys may call the serving endpoints. */
@@ -121,11 +136,31 @@ public final class CapDecider {
             }
         }
         boolean unknownDevice = unidentified.isUnidentifiedRaw(rawDevice);
-        ProfileReader.Profile p = unknownDevice ? null : reader.read(hasher.hash(rawDevice), prefixes);
+        ProfileReader.Profile p = null;
+        boolean degraded = false;
+        if (!unknownDevice) {
+            try {
+                p = reader.read(hasher.hash(rawDevice), prefixes);
+            } catch (IOException e) {
+                if (!degradeOnFailure) {
+                    throw e;
+                }
+                degraded = true;
+                degradedReads.inc();
+                long now2 = System.currentTimeMillis();
+                long last = lastDegradedLog.get();
+                if (now2 - last > 10_000 && lastDegradedLog.compareAndSet(last, now2)) {
+                    org.slf4j.LoggerFactory.getLogger(CapDecider.class).warn(
+                            "profile read missed its deadline or failed; answering degraded (logged once per 10 s): {}", e.toString());
+                }
+            }
+        }
         if (p != null && p.stale()) {
             staleReads.inc();
         }
         Map<String, Verdict> verdicts = new LinkedHashMap<>();
+        String noProfile = degraded ? "degraded" : "unidentified";
+        ProfileReader.Profile profile = p;
         campaigns.forEach((key, c) -> {
             String reason = null;
             CapCheck.Reached reached = null;
@@ -134,17 +169,20 @@ public final class CapDecider {
             } else if (budgetReasons.containsKey(key)) {
                 reason = budgetReasons.get(key);
             } else if (c.isPresent() && !c.get().caps().isEmpty()) {
-                if (p == null) {
-                    reason = denyUnidentified ? "unidentified" : null;
+                if (profile == null) {
+                    reason = denyUnidentified ? noProfile : null;
                 } else {
-                    long[] views = p.viewsOf(key);
+                    long[] views = profile.viewsOf(key);
                     reached = CapCheck.firstReached(c.get(), views, views.length, now);
                     reason = reached == null ? null : "capped";
                 }
             }
             verdicts.put(key, new Verdict(c, reason, reached));
         });
-        return p == null ? new Decision("unidentified", false, Map.of(), verdicts)
-                : new Decision(p.found() ? "known" : "new", p.stale(), p.segments(), verdicts);
+        if (degraded) {
+            return new Decision("unknown", false, true, Map.of(), verdicts);
+        }
+        return p == null ? new Decision("unidentified", false, false, Map.of(), verdicts)
+                : new Decision(p.found() ? "known" : "new", p.stale(), false, p.segments(), verdicts);
     }
 }

@@ -22,7 +22,7 @@ import java.util.Set;
  * {@code POST /v1/serve/check}: may these campaigns be shown to this device now?
  *
  * <pre>request  {"device": "raw device id", "campaigns": ["adv/camp", ... up to serve.max.campaigns]}
- * response {"device": "known|new|unidentified", "stale": false, "segments": {"s1": 0.9},
+ * response {"device": "known|new|unidentified|unknown", "stale": false, "degraded": false, "segments": {"s1": 0.9},
  *           "campaigns": [{"campaign": "adv/camp", "allowed": false, "reason": "capped",
  *                          "window": "5m", "max": 1, "count": 1}, ...]}</pre>
  *
@@ -91,6 +91,7 @@ public final class CheckController {
             g.writeStartObject();
             g.writeStringField("device", d.device());
             g.writeBooleanField("stale", d.stale());
+            g.writeBooleanField("degraded", d.degraded());
             g.writeObjectFieldStart("segments");
             for (Map.Entry<String, Double> e : d.segments().entrySet()) {
                 g.writeFieldName(e.getKey());

@@ -1,10 +1,12 @@
 package io.adreport.serving.check;
 
+import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -50,12 +52,18 @@ final class ProfileReader {
     private final TableLayout layout;
     private final ProfileKey keys;
     private final boolean timeline;
+    private final Duration deadline;
 
-    ProfileReader(Connection connection, TableLayout layout, boolean timeline) {
+    /**
+     * @param deadline how long one read may take in all (operation and RPC timeout of its Table);
+     *                 zero for the client's own timeouts
+     */
+    ProfileReader(Connection connection, TableLayout layout, boolean timeline, Duration deadline) {
         this.connection = connection;
         this.layout = layout;
         this.keys = new ProfileKey(layout.cube().saltBuckets());
         this.timeline = timeline;
+        this.deadline = deadline;
     }
 
     /**
@@ -94,7 +102,8 @@ final class ProfileReader {
             get.setConsistency(Consistency.TIMELINE);
         }
         Result r;
-        try (Table t = connection.getTable(layout.profilesTable())) {
+        try (Table t = deadline.isZero() ? connection.getTable(layout.profilesTable())
+                : TimedTables.open(connection, layout.profilesTable(), deadline, deadline)) {
             r = t.get(get);
         }
         Map<String, Double> segments = new TreeMap<>();

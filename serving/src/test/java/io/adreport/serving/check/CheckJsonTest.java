@@ -85,14 +85,16 @@ class CheckJsonTest {
         verdicts.put("adv1/c3", new CapDecider.Verdict(Optional.of(capped), null, null));
         verdicts.put("adv9/none", new CapDecider.Verdict(Optional.empty(), null, null));
         Map<String, Double> segments = new TreeMap<>(Map.of("sports", 0.75, "autos", 1.0));
-        String json = written(new CapDecider.Decision("known", false, segments, verdicts));
-        assertEquals("{\"device\":\"known\",\"stale\":false,\"segments\":{\"autos\":1.0,\"sports\":0.75},\"campaigns\":["
+        String json = written(new CapDecider.Decision("known", false, false, segments, verdicts));
+        assertEquals("{\"device\":\"known\",\"stale\":false,\"degraded\":false,\"segments\":{\"autos\":1.0,\"sports\":0.75},\"campaigns\":["
                 + "{\"campaign\":\"adv1/c1\",\"allowed\":false,\"reason\":\"capped\",\"window\":\"5m\",\"max\":1,\"count\":1},"
                 + "{\"campaign\":\"adv1/c2\",\"allowed\":false,\"reason\":\"paused\"},"
                 + "{\"campaign\":\"adv1/c3\",\"allowed\":true},"
                 + "{\"campaign\":\"adv9/none\",\"allowed\":true,\"registered\":false}]}", json);
-        assertEquals("{\"device\":\"unidentified\",\"stale\":true,\"segments\":{},\"campaigns\":[]}",
-                written(new CapDecider.Decision("unidentified", true, Map.of(), new LinkedHashMap<>())));
+        assertEquals("{\"device\":\"unidentified\",\"stale\":true,\"degraded\":false,\"segments\":{},\"campaigns\":[]}",
+                written(new CapDecider.Decision("unidentified", true, false, Map.of(), new LinkedHashMap<>())));
+        assertEquals("{\"device\":\"unknown\",\"stale\":false,\"degraded\":true,\"segments\":{},\"campaigns\":[]}",
+                written(new CapDecider.Decision("unknown", false, true, Map.of(), new LinkedHashMap<>())));
     }
 
     private static String written(CapDecider.Decision d) throws Exception {

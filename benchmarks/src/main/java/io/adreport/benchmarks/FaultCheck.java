@@ -1,5 +1,6 @@
 package io.adreport.benchmarks;
 
+import io.adreport.schema.time.UtcDay;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.cube.Cube;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -140,6 +140,6 @@ public final class FaultCheck {
     private static LocalDate dayOf(JsonNode e) {
         JsonNode ts = e.get("ts");
         Instant t = ts.isNumber() ? Instant.ofEpochMilli(ts.asLong()) : OffsetDateTime.parse(ts.asText()).toInstant();
-        return LocalDate.ofInstant(t, ZoneOffset.UTC);
+        return UtcDay.dateOf(t);
     }
 }

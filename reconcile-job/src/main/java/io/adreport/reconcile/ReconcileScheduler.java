@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.meta.MetaStore;
 import java.time.Clock;
@@ -95,13 +96,13 @@ public final class ReconcileScheduler implements AutoCloseable {
 
     /** The first run time strictly after {@code now}. */
     public Instant nextRun(Instant now) {
-        Instant today = LocalDate.ofInstant(now, ZoneOffset.UTC).atTime(config.time()).toInstant(ZoneOffset.UTC);
+        Instant today = UtcDay.dateOf(now).atTime(config.time()).toInstant(ZoneOffset.UTC);
         return today.isAfter(now) ? today : today.plus(Duration.ofDays(1));
     }
 
     /** The window of a run at {@code now}: yesterday and the look-back days, oldest first. */
     public List<LocalDate> window(Instant now) {
-        LocalDate yesterday = LocalDate.ofInstant(now, ZoneOffset.UTC).minusDays(1);
+        LocalDate yesterday = UtcDay.dateOf(now).minusDays(1);
         List<LocalDate> days = new ArrayList<>();
         for (int k = config.lookbackDays(); k >= 0; k--) {
             days.add(yesterday.minusDays(k));

@@ -1,5 +1,6 @@
 package io.adreport.reconcile;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.job.DayRange;
 import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.schema.event.DeviceHasher;
@@ -15,7 +16,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
@@ -73,7 +73,7 @@ public final class Reconciler {
         if (dryRun) {
             return ReconcileJob.run(jobConf, layout, day, true, clock, progress);
         }
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateToday(clock);
         if (!day.isBefore(today)) {
             throw new IllegalArgumentException("--day: must be before today (" + today + " UTC): reconciling closes the day for live counting, not " + day);
         }

@@ -1,5 +1,6 @@
 package io.adreport.campaigns.budget;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.campaign.Budget;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.counting.CounterValues;
@@ -94,13 +95,13 @@ public final class BudgetReader {
         long dayEnd = day.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
         SpendStore.Snapshot s = spend.read(c.advertiser(), c.campaign(), dayStart, dayEnd);
 
-        LocalDate today = LocalDate.ofInstant(now, ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateOf(now);
         TreeSet<LocalDate> days = new TreeSet<>(s.days().keySet());
         for (int i = 0; i < RECENT_DAYS; i++) {
             days.add(today.minusDays(i));
         }
-        LocalDate firstDayOfToday = LocalDate.ofInstant(Instant.ofEpochMilli(dayStart), ZoneOffset.UTC);
-        LocalDate lastDayOfToday = LocalDate.ofInstant(Instant.ofEpochMilli(dayEnd - 1), ZoneOffset.UTC);
+        LocalDate firstDayOfToday = UtcDay.dateOf(Instant.ofEpochMilli(dayStart));
+        LocalDate lastDayOfToday = UtcDay.dateOf(Instant.ofEpochMilli(dayEnd - 1));
         days.add(firstDayOfToday);
         days.add(lastDayOfToday);
         Map<LocalDate, MetaStore.DayState> states = meta.days(days.first(), days.last());

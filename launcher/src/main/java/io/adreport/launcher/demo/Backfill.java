@@ -1,5 +1,6 @@
 package io.adreport.launcher.demo;
 
+import io.adreport.schema.time.UtcDay;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -61,7 +62,7 @@ final class Backfill {
         if (options.backfillLimit() == 0 || options.rate() == 0) {
             return null;
         }
-        LocalDate today = LocalDate.ofInstant(now, ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateOf(now);
         double perSecond = rate(options, now);
         if (perSecond < options.rate()) {
             LOG.warn(String.format("demo traffic: a back-fill at the live rate (%,.0f/s) would post %,.0f beacons, more than the "

@@ -1,5 +1,6 @@
 package io.adreport.launcher.local;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.schema.cube.Cube;
@@ -35,7 +36,6 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.List;
@@ -224,7 +224,7 @@ public final class LocalStack {
                 if (!reconcile) {
                     return;
                 }
-                LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+                LocalDate today = UtcDay.dateToday(clock);
                 for (int i = days; i >= 1; i--) {
                     LocalDate day = today.minusDays(i);
                     var report = reconciler.reconcile(day, false, null);

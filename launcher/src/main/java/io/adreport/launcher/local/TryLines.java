@@ -1,5 +1,6 @@
 package io.adreport.launcher.local;
 
+import io.adreport.schema.time.UtcDay;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -12,7 +13,6 @@ import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -55,7 +55,7 @@ final class TryLines {
      * @param now    the dates of the reports (UTC today) and the example event's time
      */
     static List<String> of(Cube cube, int port, int ingestPort, Key analyst, Key tenant, Instant now) {
-        LocalDate today = LocalDate.ofInstant(now, ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateOf(now);
         String range = "from=" + today + "&to=" + today.plusDays(1);
         List<String> metrics = metrics(cube);
         String metricsParam = metrics.isEmpty() ? "" : "&metrics=" + String.join(",", metrics);

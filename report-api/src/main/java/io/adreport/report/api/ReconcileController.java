@@ -1,5 +1,6 @@
 package io.adreport.report.api;
 
+import io.adreport.schema.time.UtcDay;
 import static io.adreport.http.ErrorMapper.badParam;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -15,7 +16,6 @@ import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.List;
 import io.adreport.http.BearerAuth;
 
@@ -66,7 +66,7 @@ final class ReconcileController {
 
     void list(Context ctx) {
         policy.requireAnalyst(BearerAuth.role(ctx), "the drift report");
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateToday(clock);
         LocalDate to = ctx.queryParam("to") == null ? today : date(ctx.queryParam("to"), "to");
         LocalDate from = ctx.queryParam("from") == null ? to.minusDays(6) : date(ctx.queryParam("from"), "from");
         if (from.isAfter(to)) {

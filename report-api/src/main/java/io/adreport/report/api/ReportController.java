@@ -1,5 +1,6 @@
 package io.adreport.report.api;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.http.auth.AccessPolicy;
 import io.adreport.http.auth.Role;
 import io.adreport.report.query.ReportEngine;
@@ -28,7 +29,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -166,8 +166,8 @@ final class ReportController {
      * meta read starts now and is awaited by {@code get()}, so a caller overlaps it with its own.
      */
     private Supplier<Map<String, ReportResponse.Day>> days(Instant from, Instant to) {
-        LocalDate first = LocalDate.ofInstant(from, ZoneOffset.UTC);
-        LocalDate last = LocalDate.ofInstant(to.minusNanos(1), ZoneOffset.UTC);
+        LocalDate first = UtcDay.dateOf(from);
+        LocalDate last = UtcDay.dateOf(to.minusNanos(1));
         String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
         Supplier<Map<LocalDate, MetaStore.DayState>> states = meta.daysLater(first, last, async::scanAll);
         return () -> marks(states.get(), now);

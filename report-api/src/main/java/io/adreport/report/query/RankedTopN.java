@@ -1,5 +1,6 @@
 package io.adreport.report.query;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
@@ -141,11 +142,11 @@ public final class RankedTopN {
             return fallback(why);
         }
         Rollup rollup = q.rollup();
-        LocalDate firstFull = LocalDate.ofInstant(q.from(), ZoneOffset.UTC);
+        LocalDate firstFull = UtcDay.dateOf(q.from());
         if (!startOf(firstFull).equals(q.from())) {
             firstFull = firstFull.plusDays(1);
         }
-        LocalDate endFull = LocalDate.ofInstant(q.to(), ZoneOffset.UTC);
+        LocalDate endFull = UtcDay.dateOf(q.to());
         if (!firstFull.isBefore(endFull)) {
             return fallback("no_utc_day");
         }

@@ -1,5 +1,6 @@
 package io.adreport.schema.spend;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.table.TableLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -118,7 +119,7 @@ public final class SpendRows {
         java.util.Map<LocalDate, Long> days = new java.util.TreeMap<>();
         for (Map.Entry<Long, Long> e : microsByQuarter.entrySet()) {
             inc.addColumn(FAMILY, quarterQualifier(e.getKey()), e.getValue());
-            days.merge(LocalDate.ofInstant(Instant.ofEpochMilli(e.getKey()), ZoneOffset.UTC), e.getValue(), Long::sum);
+            days.merge(UtcDay.dateOf(Instant.ofEpochMilli(e.getKey())), e.getValue(), Long::sum);
             total += e.getValue();
         }
         days.forEach((d, v) -> inc.addColumn(FAMILY, dayQualifier(d), v));

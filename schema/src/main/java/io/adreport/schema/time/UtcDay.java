@@ -45,6 +45,16 @@ public record UtcDay(long epochDay) implements Comparable<UtcDay> {
         return ofEpochMilli(clock.millis());
     }
 
+    /** The UTC date of {@code t}: the one way an instant becomes a calendar date (never {@code LocalDate.ofInstant} elsewhere). */
+    public static LocalDate dateOf(Instant t) {
+        return LocalDate.ofEpochDay(epochDayOf(t));
+    }
+
+    /** Today's UTC date by {@code clock}. */
+    public static LocalDate dateToday(Clock clock) {
+        return LocalDate.ofEpochDay(epochDayOfMillis(clock.millis()));
+    }
+
     /** Epoch day of a time in epoch milliseconds, for per-event paths that keep a primitive. */
     public static long epochDayOfMillis(long millis) {
         return Math.floorDiv(millis, MILLIS_PER_DAY);

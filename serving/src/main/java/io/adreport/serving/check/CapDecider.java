@@ -1,5 +1,6 @@
 package io.adreport.serving.check;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.http.BearerAuth;
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
@@ -14,7 +15,6 @@ import io.javalin.http.Context;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -116,7 +116,7 @@ public final class CapDecider {
 
     Decision decide(String rawDevice, Collection<String> campaignKeys) throws IOException {
         long now = clock.millis();
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateToday(clock);
         Map<String, Optional<Campaign>> campaigns = new LinkedHashMap<>();
         Map<String, String> budgetReasons = new java.util.HashMap<>();
         List<byte[]> prefixes = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.adreport.serving.pacing;
 
+import io.adreport.schema.time.UtcDay;
 import io.adreport.campaigns.budget.BudgetReader;
 import io.adreport.campaigns.budget.BudgetStatus;
 import io.adreport.campaigns.budget.PacingRates;
@@ -9,7 +10,6 @@ import io.adreport.campaigns.registry.CampaignRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -96,7 +96,7 @@ public final class PacingService implements PacingRates, AutoCloseable {
 
     /** One round over the registry copy (the pacing thread; tests call it directly). */
     public synchronized void tick() {
-        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        LocalDate today = UtcDay.dateToday(clock);
         Map<String, Decision> next = new HashMap<>();
         for (Campaign c : registry.campaigns()) {
             if (c.budget() == null || !c.servesOn(today)) {

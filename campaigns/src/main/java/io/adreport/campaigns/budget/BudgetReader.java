@@ -90,9 +90,9 @@ public final class BudgetReader {
         Budget b = c.budget();
         ZoneId zone = b == null ? ZoneOffset.UTC : b.timeZone();
         Instant now = clock.instant();
-        LocalDate day = LocalDate.ofInstant(now, zone);
-        long dayStart = day.atStartOfDay(zone).toInstant().toEpochMilli();
-        long dayEnd = day.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli();
+        Budget.Day budgetDay = Budget.dayAt(zone, now.toEpochMilli());
+        long dayStart = budgetDay.startMillis();
+        long dayEnd = budgetDay.endMillis();
         SpendStore.Snapshot s = spend.read(c.advertiser(), c.campaign(), dayStart, dayEnd);
 
         LocalDate today = UtcDay.dateOf(now);
@@ -159,7 +159,7 @@ public final class BudgetReader {
             burn.add(new BudgetStatus.BurnPoint(ZonedDateTime.ofInstant(Instant.ofEpochMilli(end), zone).toOffsetDateTime().toString(),
                     cumulative, t));
         }
-        return new BudgetStatus(c.advertiser(), c.campaign(), day.toString(), zone.getId(),
+        return new BudgetStatus(c.advertiser(), c.campaign(), budgetDay.date().toString(), zone.getId(),
                 b != null && b.hasDaily() ? b.dailyMicros() : null, b != null && b.hasLifetime() ? b.lifetimeMicros() : null,
                 todaySpend, lifetime, remaining, bound, exhausted,
                 new BudgetStatus.Pacing(null, target, now.toString(), fraction), burn);

@@ -40,4 +40,27 @@ public record Budget(long dailyMicros, long lifetimeMicros, ZoneId timeZone) {
             throw new CampaignInvalid(field, "must be an integer between 1 and " + MAX_MICROS + " (micros), or absent");
         }
     }
+
+    /** The advertiser's budget day holding a time: [startMillis, endMillis) in epoch ms. */
+    public record Day(java.time.LocalDate date, long startMillis, long endMillis) {
+        public long lengthMillis() {
+            return endMillis - startMillis;
+        }
+    }
+
+    /**
+     * The budget day (cut in {@link #timeZone}) holding {@code epochMillis}: the one rule for what
+     * "today" means for a daily budget, read by the budget status and by pacing alike (a day of a
+     * zone with daylight saving lasts 23 or 25 hours).
+     */
+    public Day dayAt(long epochMillis) {
+        return dayAt(timeZone, epochMillis);
+    }
+
+    /** As {@link #dayAt(long)} for a campaign without a budget (its day is the UTC day) or any zone. */
+    public static Day dayAt(ZoneId zone, long epochMillis) {
+        java.time.LocalDate date = java.time.LocalDate.ofInstant(java.time.Instant.ofEpochMilli(epochMillis), zone);
+        return new Day(date, date.atStartOfDay(zone).toInstant().toEpochMilli(),
+                date.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli());
+    }
 }

@@ -138,9 +138,7 @@ public final class PacingService implements PacingRates, AutoCloseable {
     }
 
     private static long dayLength(Campaign c, long now) {
-        var zone = c.budget().timeZone();
-        LocalDate day = LocalDate.ofInstant(java.time.Instant.ofEpochMilli(now), zone);
-        return day.plusDays(1).atStartOfDay(zone).toInstant().toEpochMilli() - day.atStartOfDay(zone).toInstant().toEpochMilli();
+        return c.budget().dayAt(now).lengthMillis();
     }
 
     /** The published decision of a campaign, if it is paced. */

@@ -2,8 +2,8 @@ package io.adreport.launcher.demo;
 
 /**
  * What the simulated ad server asks before it shows an impression: may this campaign be shown to
- * this device now? The live demo asks the real {@code POST /v1/serve/check}
- * ({@link ServeCheckGate}); the back-fill (history, not serving) and tests use {@link #OPEN}.
+ * this device now? The live demo asks the real ad server ({@link ServeAdClient},
+ * {@code POST /v1/serve/ad}); the back-fill (history, not serving) and tests use {@link #OPEN}.
  */
 interface CapGate {
     CapGate OPEN = (device, advertiser, campaign) -> true;

@@ -101,11 +101,6 @@ public final class DemoTraffic implements AutoCloseable {
         return start(ingestUrl, options, clock, IngestClient.Sleeper.REAL);
     }
 
-    /** As above; the live traffic asks {@code gate} (the serving check) before each impression it shows. */
-    public static DemoTraffic start(URI ingestUrl, DemoOptions options, Clock clock, ServeCheckGate gate) {
-        return startServing(ingestUrl, options, clock, gate);
-    }
-
     /** As above; the live traffic asks the ad server ({@code POST /v1/serve/ad}) for every slot and fires its beacons. */
     public static DemoTraffic start(URI ingestUrl, DemoOptions options, Clock clock, ServeAdClient server) {
         return startServing(ingestUrl, options, clock, server);
@@ -313,7 +308,7 @@ public final class DemoTraffic implements AutoCloseable {
         String lastError = client.lastError() != null ? client.lastError() : backfillClient.lastError();
         String error = delta.errors() > 0 && lastError != null ? "; last error: " + lastError : "";
         String backfilled = delta.backfilled() > 0 ? String.format(" and %,d back-filled", delta.backfilled()) : "";
-        String caps = gate instanceof ServeCheckGate g ? "; " + g.summary() : gate instanceof ServeAdClient a ? "; " + a.summary() : "";
+        String caps = gate instanceof ServeAdClient a ? "; " + a.summary() : "";
         log(now, String.format("demo traffic: %.1f beacons/s over the last %d s%s (%s)%s%s",
                 (delta.sent() - delta.backfilled()) / seconds, (long) seconds, backfilled, delta, caps, error));
     }

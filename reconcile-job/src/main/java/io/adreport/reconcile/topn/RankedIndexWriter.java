@@ -73,9 +73,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 public final class RankedIndexWriter {
     private static final byte[] F = TableLayout.RANKED_FAMILY;
-    private static final byte[] VALUE = Bytes.toBytes("v");
-    private static final byte[] GENERATION = Bytes.toBytes("g");
-    private static final byte[] DAY_GENERATIONS = Bytes.toBytes("d");
+    private static final byte[] VALUE = RankedIndexCodec.VALUE_QUALIFIER;
+    private static final byte[] GENERATION = RankedIndexCodec.GENERATION_QUALIFIER;
+    private static final byte[] DAY_GENERATIONS = RankedIndexCodec.DAY_GENERATIONS_QUALIFIER;
     private static final int SCAN_CACHING = 1000;
 
     /** What one day's (or month's, then {@code day} is its first day) index write did. */

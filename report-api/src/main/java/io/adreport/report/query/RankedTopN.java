@@ -88,8 +88,8 @@ import io.adreport.http.ReadFailure;
  */
 public final class RankedTopN {
     private static final byte[] F = TableLayout.RANKED_FAMILY;
-    private static final byte[] GENERATION = Bytes.toBytes("g");
-    private static final byte[] DAY_GENERATIONS = Bytes.toBytes("d");
+    private static final byte[] GENERATION = RankedIndexCodec.GENERATION_QUALIFIER;
+    private static final byte[] DAY_GENERATIONS = RankedIndexCodec.DAY_GENERATIONS_QUALIFIER;
     private static final int GET_CHUNK = 500;
 
     private final Cube cube;

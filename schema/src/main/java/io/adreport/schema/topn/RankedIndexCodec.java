@@ -88,6 +88,12 @@ public final class RankedIndexCodec {
     public static final byte MONTH_POINTER = 'Q';
     public static final byte SCOPE_ALL = 0;
     public static final byte SCOPE_TENANT = 1;
+    /** Qualifier of an entry's value cell (family {@code t}). */
+    public static final byte[] VALUE_QUALIFIER = {'v'};
+    /** Qualifier of a pointer's published generation (day and month pointers). */
+    public static final byte[] GENERATION_QUALIFIER = {'g'};
+    /** Qualifier of a month pointer's day generations it was built from. */
+    public static final byte[] DAY_GENERATIONS_QUALIFIER = {'d'};
 
     /** A decoded entry: the series' day value and its dimension values in rollup order. */
     public record Entry(long value, List<String> values) {

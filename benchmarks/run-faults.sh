@@ -57,7 +57,7 @@ for s in $scenarios; do
 done
 if [ -n "$junit_scenarios" ]; then
   results="$root/fault-tests/target/faults-results.md"
-  rm -f "$results"
+  rm -f "$results" "$root"/fault-tests/target/surefire-reports/*-output.txt # this run's lines only
   echo "== scenarios $scenarios: mvn verify -pl fault-tests -Dgroups=faults (mini cluster, 2 region servers)" >&2
   (cd "$root" && mvn -B -o verify -pl fault-tests -am -Dgroups=faults -Dtest="${junit_scenarios#,}" \
       -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.outage.seconds="$outage") >"$out/junit.log" 2>&1 \

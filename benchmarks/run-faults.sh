@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The fault suite (issue 13). Scenarios 1 and 2 are JUnit tests tagged "faults" on a mini cluster
-# with 2 region servers (module fault-tests); scenario 3 kills `bin/adreport local` with kill -9
+# The fault suite (issue 13). Scenarios 1, 2 and 4 are JUnit tests tagged "faults" on a mini cluster
+# with 2 region servers (module fault-tests: region server abort, HBase outage, slow then failing
+# region servers); scenario 3 kills `bin/adreport local` with kill -9
 # K times at random moments while `bin/adreport replay` posts the same day's events, restarting it
 # each time, then runs the nightly job and checks every acknowledged event id against the raw table
 # and the counters against a recount of the file (io.adreport.benchmarks.FaultCheck). Scenario 5
@@ -15,6 +16,8 @@
 # Stacks use ports PORT (report API) and PORT+1 (ingest) and a data directory under target/ of
 # this checkout. Results: one markdown row per scenario on stdout (and in target/faults/),
 # the columns of docs/RELIABILITY.md. Builds first when sources changed (mvn package, no install).
+# Exit: 0 when every scenario asked for ran and passed; 1 when one failed or did not run;
+# 2 for a usage error (an unknown option or scenario, or no scenario at all).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -28,29 +31,45 @@ while [ $# -gt 0 ]; do
     --outage-seconds) outage="$2"; shift 2 ;;
     --soak-minutes) soak_minutes="$2"; shift 2 ;;
     --soak-rate) soak_rate="$2"; shift 2 ;;
-    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "run-faults: unknown option $1" >&2; exit 2 ;;
   esac
 done
+valid_scenarios="1 2 3 4 5"
+for s in $scenarios; do
+  [[ " $valid_scenarios " == *" $s "* ]] \
+    || { echo "run-faults: unknown scenario '$s'; the scenarios are $valid_scenarios" >&2; exit 2; }
+done
+[ -n "${scenarios// /}" ] || { echo "run-faults: no scenario given; the scenarios are $valid_scenarios" >&2; exit 2; }
 out="$root/target/faults"
 mkdir -p "$out"
 echo "run-faults: $(uptime)" >&2
 
-junit_scenarios=""
+junit_scenarios="" junit_count=0
 for s in $scenarios; do
   case "$s" in
     1) junit_scenarios="$junit_scenarios,RegionServerAbortTest" ;;
     2) junit_scenarios="$junit_scenarios,HBaseOutageTest" ;;
+    4) junit_scenarios="$junit_scenarios,SlowRegionServerTest" ;;
+    *) continue ;;
   esac
+  junit_count=$((junit_count + 1))
 done
 if [ -n "$junit_scenarios" ]; then
-  rm -f "$root/fault-tests/target/faults-results.md"
+  results="$root/fault-tests/target/faults-results.md"
+  rm -f "$results" "$root"/fault-tests/target/surefire-reports/*-output.txt # this run's lines only
   echo "== scenarios $scenarios: mvn verify -pl fault-tests -Dgroups=faults (mini cluster, 2 region servers)" >&2
   (cd "$root" && mvn -B -o verify -pl fault-tests -am -Dgroups=faults -Dtest="${junit_scenarios#,}" \
       -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.outage.seconds="$outage") >"$out/junit.log" 2>&1 \
     || { echo "run-faults: the fault tests failed; see $out/junit.log and fault-tests/target/surefire-reports" >&2; grep -E 'FAULTS|Tests run|FAIL' "$out/junit.log" >&2; exit 1; }
-  grep -h 'FAULTS' "$root"/fault-tests/target/surefire-reports/*-output.txt >&2 || true
-  cat "$root/fault-tests/target/faults-results.md"
+  grep -h 'FAULTS' "$root"/fault-tests/target/surefire-reports/*-output.txt >&2 2>/dev/null || true
+  # Every scenario's test ends with one verdict row: fewer rows means a test did not run.
+  rows=$(grep -c '^| ' "$results" 2>/dev/null || true)
+  if [ "${rows:-0}" -ne "$junit_count" ]; then
+    echo "run-faults: $junit_count JUnit scenario(s) asked for (${junit_scenarios#,}) but ${rows:-0} verdict row(s) written; see $out/junit.log" >&2
+    exit 1
+  fi
+  cat "$results"
 fi
 
 [[ " $scenarios " == *" 3 "* || " $scenarios " == *" 5 "* ]] || exit 0

@@ -187,6 +187,14 @@ public final class Aggregator implements AutoCloseable {
         return storedIds;
     }
 
+    /**
+     * True once this aggregator has seen {@code day} closed: from then on it counts none of the
+     * day's cells live and its flushes skip them (tests: the moment a close reaches it).
+     */
+    boolean seesClosed(java.time.LocalDate day) {
+        return watcher.isClosed(day.toEpochDay());
+    }
+
     /** Sends every buffered counter delta now and returns when done (tests, benchmarks). */
     public void flushNow() {
         counters.flushNow();

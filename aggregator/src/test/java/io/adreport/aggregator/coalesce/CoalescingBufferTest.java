@@ -11,9 +11,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 class CoalescingBufferTest {
@@ -106,31 +111,27 @@ class CoalescingBufferTest {
         CoalescingBuffer b = new CoalescingBuffer(2, 1_000_000);
         int threads = 4;
         int perThread = 50_000;
-        CountDownLatch done = new CountDownLatch(threads);
+        List<Callable<Void>> writers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int seed = t;
-            new Thread(() -> {
+            writers.add(() -> {
                 for (int i = 0; i < perThread; i++) {
                     b.add(0, bytes("row" + ((i * 31 + seed) % 97)), 0, i % 2, 1);
                 }
-                done.countDown();
-            }).start();
+                return null;
+            });
         }
         Map<String, Long> sums = new HashMap<>();
-        AtomicBoolean finished = new AtomicBoolean();
-        while (!finished.get()) {
-            finished.set(done.await(1, TimeUnit.MILLISECONDS));
+        // Drains race with the writers on this thread; a writer's failure surfaces here.
+        Runnable drain = () -> {
             for (CoalescingBuffer.RowCells r : b.drain()) {
                 for (int c = 0; c < 2; c++) {
                     sums.merge(new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c), Long::sum);
                 }
             }
-        }
-        for (CoalescingBuffer.RowCells r : b.drain()) {
-            for (int c = 0; c < 2; c++) {
-                sums.merge(new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c), Long::sum);
-            }
-        }
+        };
+        runOnThreads(writers, drain);
+        drain.run();
         assertEquals((long) threads * perThread, sums.values().stream().mapToLong(Long::longValue).sum());
     }
 
@@ -144,24 +145,21 @@ class CoalescingBufferTest {
         int[] woken = {0};
         assertNull(b.reserve(1, TimeUnit.MILLISECONDS.toNanos(20), () -> woken[0]++), "stays full without a drain");
         assertEquals(1, woken[0], "a waiting reservation wakes the flusher");
-        List<Boolean> got = new ArrayList<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                got.add(b.reserve(1, TimeUnit.SECONDS.toNanos(30), () -> { }) != null);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> granted = pool.submit(() -> b.reserve(1, TimeUnit.SECONDS.toNanos(60), () -> { }) != null);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!b.roomWanted() && !granted.isDone() && System.nanoTime() < until) {
+                Thread.sleep(5);
             }
-        });
-        waiter.start();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!b.roomWanted() && System.nanoTime() < until) {
-            Thread.sleep(5);
+            assertFalse(granted.isDone(), "the waiter waits while the buffer is full");
+            assertTrue(b.roomWanted(), "the flusher is asked to drain early");
+            b.drain();
+            assertTrue(resultOf(granted), "the drain lets the waiting reservation in");
+            assertEquals(1, b.reserved());
+        } finally {
+            pool.shutdownNow();
         }
-        assertTrue(b.roomWanted(), "the flusher is asked to drain early");
-        b.drain();
-        waiter.join(30_000);
-        assertEquals(List.of(true), got);
-        assertEquals(1, b.reserved());
     }
 
     @Test
@@ -212,33 +210,33 @@ class CoalescingBufferTest {
             }
         });
         drainer.start();
-        List<Thread> writers = new ArrayList<>();
+        List<Callable<Void>> writers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
-            Thread w = new Thread(() -> {
+            writers.add(() -> {
                 java.util.Random rnd = new java.util.Random(id);
                 for (int r = 0; r < requests; r++) {
                     int cellsWanted = 1 + rnd.nextInt(120);
-                    try (CoalescingBuffer.Room room = b.reserve(cellsWanted, TimeUnit.SECONDS.toNanos(30), () -> { })) {
-                        assertNotNull(room);
+                    try (CoalescingBuffer.Room room = b.reserve(cellsWanted, TimeUnit.SECONDS.toNanos(60), () -> { })) {
+                        assertNotNull(room, "writer " + id + ", request " + r + ": no room for " + cellsWanted
+                                + " cells within 60 s although a drainer runs");
                         for (int c = 0; c < cellsWanted; c++) {
                             b.add(0, bytes(id + "/" + r + "/" + c), 0, 0, 1);
                             added.incrementAndGet();
                             maxSeen.accumulateAndGet(b.cells(), Math::max);
                         }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
                     }
                 }
+                return null;
             });
-            writers.add(w);
-            w.start();
         }
-        for (Thread w : writers) {
-            w.join(120_000);
+        try {
+            runOnThreads(writers, () -> { });
+        } finally {
+            done.set(true);
+            drainer.join(60_000);
         }
-        done.set(true);
-        drainer.join(30_000);
+        assertFalse(drainer.isAlive(), "the drainer stops");
         b.drain().forEach(r -> drained.addAndGet(r.delta(0)));
         assertTrue(maxSeen.get() > 0);
         assertTrue(maxSeen.get() <= max, "cells waiting never exceed the bound: " + maxSeen.get());
@@ -249,6 +247,56 @@ class CoalescingBufferTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    /**
+     * Runs each task on a thread of its own and calls {@code whileRunning} on this thread about
+     * every millisecond until all are done; a task's failure (an assertion included) is rethrown here, on the test thread,
+     * where JUnit sees it. A task still running after {@link #CEILING} fails the test.
+     */
+    private static void runOnThreads(List<Callable<Void>> tasks, Runnable whileRunning) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
+        try {
+            List<Future<Void>> futures = new ArrayList<>();
+            for (Callable<Void> t : tasks) {
+                futures.add(pool.submit(t));
+            }
+            long until = System.nanoTime() + CEILING.toNanos();
+            while (!futures.stream().allMatch(Future::isDone) && System.nanoTime() < until) {
+                whileRunning.run();
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                // a failed task need not wait for the others
+                for (Future<Void> f : futures) {
+                    if (f.isDone()) {
+                        resultOf(f);
+                    }
+                }
+            }
+            for (Future<Void> f : futures) {
+                resultOf(f);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** The task's result, its failure rethrown as it was thrown, or a failure after {@link #CEILING}. */
+    private static <T> T resultOf(Future<T> f) throws Exception {
+        try {
+            return f.get(CEILING.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            if (e.getCause() instanceof Exception ex) {
+                throw ex;
+            }
+            throw e;
+        } catch (TimeoutException e) {
+            throw new AssertionError("a task still runs after " + CEILING, e);
+        }
+    }
+
+    private static final Duration CEILING = Duration.ofMinutes(2);
 
     @Test
     void with_an_age_bound_the_buffer_counts_as_full_once_its_oldest_delta_is_that_old_until_drained() throws Exception {

@@ -54,6 +54,12 @@ class LiveReportsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final List<String> ADVERTISERS = List.of("adv-1", "adv-2", "adv-3");
+    /** How long a wait for an event may take before the test fails: far above what a loaded machine needs. */
+    private static final Duration CEILING = Duration.ofMinutes(3);
+    /** Reports checked while ingest and flushes run. */
+    private static final int MIN_REPORTS = 30;
+    /** Flushes of each aggregator while the reports are read. */
+    private static final int MIN_FLUSHES = 20;
 
     @Test
     void every_report_lies_between_the_acknowledged_and_the_sent_while_two_aggregators_flush_every_50_ms(MiniHBase hbase)
@@ -142,9 +148,16 @@ class LiveReportsTest {
             String network = "/v1/reports/network?from=" + today + "&to=" + today.plusDays(1) + "&granularity=all&metrics=impressions";
             String ofAdv2 = "/v1/reports/campaign?from=" + today + "&to=" + today.plusDays(1)
                     + "&granularity=hour&metrics=impressions&groupBy=campaign";
-            long deadline = System.nanoTime() + Duration.ofSeconds(12).toNanos();
+            // Reads go on until both aggregators have flushed many times while reports were read
+            // (the race this test is about) and enough reports were checked: counted events, with a
+            // generous ceiling, not a time window.
+            long[] flushesBefore = aggregators.stream().mapToLong(a -> a.stats().flushSeconds.count()).toArray();
+            long ceiling = System.nanoTime() + CEILING.toNanos();
             int reports = 0;
-            while (System.nanoTime() < deadline && failure.get() == null) {
+            while (failure.get() == null && (reports < MIN_REPORTS || fewestFlushesSince(aggregators, flushesBefore) < MIN_FLUSHES)) {
+                assertTrue(System.nanoTime() < ceiling, "within " + CEILING + ": " + reports + " reports read (" + MIN_REPORTS
+                        + " wanted) while each aggregator flushed at least " + fewestFlushesSince(aggregators, flushesBefore)
+                        + " times (" + MIN_FLUSHES + " wanted)");
                 long low = acked.get();
                 long lowAdv2 = ackedAdv2.get();
                 long total = sum(get(apiPort, network, analyst));
@@ -157,12 +170,12 @@ class LiveReportsTest {
             }
             stop.set(true);
             for (Thread t : senders) {
-                t.join(30_000);
+                t.join(CEILING.toMillis());
             }
             if (failure.get() != null) {
                 throw new AssertionError("a sender failed", failure.get());
             }
-            assertTrue(reports >= 10, "reports were read while ingest ran: " + reports);
+            assertTrue(senders.stream().noneMatch(Thread::isAlive), "the senders stopped within " + CEILING);
             assertEquals(ids.size(), acked.get(), "every event sent was accepted once");
 
             // Quiet and flushed: the stored cells alone hold everything, and nothing is counted twice.
@@ -254,6 +267,15 @@ class LiveReportsTest {
             }
             aggregator.close();
         }
+    }
+
+    /** The fewest flushes any of {@code aggregators} made since {@code before} (their flush counts then). */
+    private static long fewestFlushesSince(List<Aggregator> aggregators, long[] before) {
+        long fewest = Long.MAX_VALUE;
+        for (int i = 0; i < aggregators.size(); i++) {
+            fewest = Math.min(fewest, aggregators.get(i).stats().flushSeconds.count() - before[i]);
+        }
+        return fewest;
     }
 
     /** Posts {@code n} impressions of one series, one second apart from {@code start}, all accepted. */

@@ -1,0 +1,62 @@
+package io.adreport.testkit;
+
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.client.Connection;
+
+/**
+ * An HBase {@link Connection} on which every call parks, as a caller does on the connection's
+ * region-lookup lock while another thread waits out a meta lookup during an HBase outage. A parked
+ * call returns only when interrupted (then it throws) or when the test {@linkplain #release()
+ * releases} it (then it fails with an IOException). {@code close}, {@code isClosed} and
+ * {@code isAborted} answer at once.
+ */
+public final class HungConnection implements AutoCloseable {
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final AtomicInteger parked = new AtomicInteger();
+    private final Connection connection;
+
+    public HungConnection() {
+        this.connection = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "close", "abort":
+                            return null;
+                        case "isClosed", "isAborted":
+                            return false;
+                        case "toString":
+                            return "a hung HBase connection";
+                        case "hashCode":
+                            return System.identityHashCode(proxy);
+                        case "equals":
+                            return proxy == args[0];
+                        default:
+                            parked.incrementAndGet();
+                            released.await(); // interrupted: the caller gave up on it
+                            throw new IOException("a hung connection was released: " + method.getName());
+                    }
+                });
+    }
+
+    /** The connection whose calls park. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /** Calls that parked so far. */
+    public int parked() {
+        return parked.get();
+    }
+
+    /** Lets every parked call and every later one fail at once. */
+    public void release() {
+        released.countDown();
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+}

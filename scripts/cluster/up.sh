@@ -115,8 +115,13 @@ if [ ! -s "$CP_FILE" ] || [ "$CLUSTER_HOME/pom.xml" -nt "$CP_FILE" ] || [ "$ROOT
   (cd "$CLUSTER_HOME" && mvn -B -q dependency:build-classpath -Dmdep.outputFile="$CP_FILE" >"$RUN/logs/classpath.log" 2>&1) \
     || { tail -40 "$RUN/logs/classpath.log" >&2; die "Maven could not resolve the daemons' classpath (scripts/cluster/pom.xml)"; }
 fi
-DCP="$(cat "$CP_FILE")"
+DCP="$(cat "$CP_FILE")"; DCP_FILE="$CP_FILE"
 JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+{
+  echo "JOB_JAR=$JOB_JAR"
+  echo "DCP_FILE=$CP_FILE"
+  echo "JAVA_HOME_DIR=$JAVA_HOME_DIR"
+} >>"$RUN/state"
 phase build
 
 # --- 3. hosts: namespaces, bridge, veths, /tmp, /etc/hosts, hostname --------------------------------
@@ -272,36 +277,6 @@ EOF
 phase config
 
 # --- 5. daemons ---------------------------------------------------------------------------------------
-# start_daemon HOST NAME HEAP MAINCLASS ARGS...: a JVM on HOST, its conf dir first on the classpath.
-start_daemon() {
-  local h="$1" name="$2" heap="$3" main="$4"; shift 4
-  local c="$RUN/hosts/$h/conf"
-  on_prefix "$h"
-  "${ON[@]}" env JAVA_HOME="$JAVA_HOME_DIR" HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" \
-    java -Xmx"$heap" -XX:+UseSerialGC $OPENS -Djava.net.preferIPv4Stack=true \
-      -Dlog4j.configuration="file:$RUN/log4j.properties" -Dhadoop.log.dir="$RUN/logs" \
-      -Dhbase.log.dir="$RUN/logs" -Dyarn.log.dir="$RUN/logs" -Dzookeeper.admin.enableServer=false \
-      -Dadreport.cluster.daemon="$TAG$name" \
-      -cp "$c:$DCP" "$main" "$@" </dev/null >"$RUN/logs/$name.log" 2>&1 &
-  echo $! >"$RUN/pids/$name.pid"; disown
-  echo "$h" >"$RUN/pids/$name.host"
-}
-
-# await NAME SECONDS DESCRIPTION CHECK...: CHECK passes before the deadline while NAME's process lives.
-await() {
-  local name="$1" secs="$2" what="$3"; shift 3
-  local deadline=$(( $(date +%s) + secs ))
-  while :; do
-    pid_alive "$RUN/pids/$name.pid" || { tail -40 "$RUN/logs/$name.log" | cut -c1-400 >&2; die "$name (host $(cat "$RUN/pids/$name.host")) exited during start-up; its log: $RUN/logs/$name.log"; }
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    [ "$(date +%s)" -lt "$deadline" ] || { tail -40 "$RUN/logs/$name.log" | cut -c1-400 >&2; die "$name (host $(cat "$RUN/pids/$name.host")) did not come up within $secs s: $what; its log: $RUN/logs/$name.log"; }
-    sleep 1
-  done
-}
-jmx() { # HOST URL BEAN ATTRIBUTE: one attribute of one JMX bean over a daemon's HTTP port
-  http_get "$1" "$2/jmx?qry=$3" | python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"]; v=b[0].get(sys.argv[1], "") if b else ""; print(str(v).lower() if isinstance(v, bool) else v)' "$4"
-}
-equals() { [ "$("${@:2}")" = "$1" ]; }
 
 MIP=$(host_ip master)
 start_daemon master zookeeper 128m org.apache.zookeeper.server.ZooKeeperServerMain "$ZK_PORT" "$RUN/hosts/master/data/zk" 1000
@@ -365,10 +340,5 @@ for a in agg1 agg2; do await "$a" 180 "GET /healthz on port ${INGEST_PORT[$a]}" 
 await report-api 180 "GET /healthz on port $API_PORT" http_get edge "http://$(host_name api):$API_PORT/healthz"
 phase adreport-services
 
-{
-  echo "JOB_JAR=$JOB_JAR"
-  echo "DCP_FILE=$CP_FILE"
-  echo "JAVA_HOME_DIR=$JAVA_HOME_DIR"
-} >>"$RUN/state"
 log "up: cluster up in $(( $(date +%s) - T_START )) s ($MODE). Hosts and their logs: $RUN/logs; keys: $RUN/keys"
 trap - EXIT

@@ -105,6 +105,13 @@ def main():
     elif cmd == "plus":  # plus A_JSON B_JSON: {k: a+b}
         a, b = json.loads(args[0]), json.loads(args[1])
         print(json.dumps({k: a.get(k, 0) + b.get(k, 0) for k in sorted(set(a) | set(b))}, sort_keys=True))
+    elif cmd == "shortfall":  # shortfall WANT_JSON GOT_JSON: fails if any metric is over; prints what is short
+        want, got = json.loads(args[0]), json.loads(args[1])
+        over = {k: got.get(k, 0) - v for k, v in want.items() if got.get(k, 0) > v}
+        if over:
+            print(json.dumps(over))
+            sys.exit(1)
+        print(json.dumps({k: v - got.get(k, 0) for k, v in want.items()}, sort_keys=True))
     else:
         sys.exit("unknown command " + cmd)
 

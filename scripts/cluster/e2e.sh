@@ -23,15 +23,18 @@ API="http://$(host_name api):$API_PORT"
 AGG1="http://$(host_name agg1):${INGEST_PORT[agg1]}"
 AGG2="http://$(host_name agg2):${INGEST_PORT[agg2]}"
 ANALYST=$(cat "$RUN/keys/analyst.key"); ADSERVER=$(cat "$RUN/keys/adserver.key"); PRIVACY=$(cat "$RUN/keys/privacy.key")
-# Day D: the latest of the last 6 days that no nightly job has closed yet (yesterday on a fresh
-# cluster): a closed day's late events are counted by its next recount, not live.
+# Day D: the latest of the last 6 days that holds no event and that no nightly job has closed
+# (yesterday on a fresh cluster): a closed day's late events are counted by its next recount, not
+# live, and an earlier run's events could be counted short until a recount (see regionserver-kill).
 D=""
 for k in 1 2 3 4 5 6; do
-  d=$(date -u -d "$k days ago" +%F)
+  d=$(date -u -d "$k days ago" +%F); d1=$(date -u -d "$d + 1 day" +%F)
   code=$(on edge curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ANALYST" "$API/v1/reconcile/$d")
-  if [ "$code" = 404 ]; then D=$d; break; fi
+  n=$(on edge curl -fsS -H "Authorization: Bearer $ANALYST" "$API/v1/reports/network?from=$d&to=$d1&granularity=all&metrics=impressions" \
+      | python3 "$CLUSTER_HOME/e2e.py" totals impressions)
+  if [ "$code" = 404 ] && [ "$n" = '{"impressions": 0}' ]; then D=$d; break; fi
 done
-[ -n "$D" ] || { echo "e2e: every one of the last 6 days is closed on this cluster; start a fresh one (down.sh, up.sh)"; exit 1; }
+[ -n "$D" ] || { echo "e2e: each of the last 6 days holds events or is closed on this cluster; start a fresh one (down.sh, up.sh)"; exit 1; }
 D1=$(date -u -d "$D + 1 day" +%F)
 END=$(date -u -d '+30 days' +%F)
 
@@ -67,13 +70,16 @@ step() { # NAME FUNCTION
     printf 'e2e: %-22s SKIP  (--skip)\n' "$name"; SKIPPED=$((SKIPPED + 1)); return
   fi
   s=$(date +%s.%N)
-  msg=$( { "$fn" 2>&1 1>&3 | tail -5 >"$W/$name.err"; exit "${PIPESTATUS[0]}"; } 3>&1 ); rc=$?
+  # Output to files, not a pipe: a daemon restarted by a step must not hold the step's pipe open.
+  "$fn" >"$W/$name.out" 2>"$W/$name.err"; rc=$?
+  msg=$(cat "$W/$name.out")
   t=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$s" "$(date +%s.%N)")
   if [ "$rc" = 0 ]; then
     printf 'e2e: %-22s PASS  %6s s  %s\n' "$name" "$t" "$(tail -1 <<<"$msg")"; PASSED=$((PASSED + 1))
   else
     printf 'e2e: %-22s FAIL  %6s s  %s\n' "$name" "$t" "$(tail -1 <<<"$msg")"
-    sed 's/^/      /' "$W/$name.err"
+    tail -5 "$W/$name.err" | sed 's/^/      /'
+    sed '$d' "$W/$name.out" | tail -5 | sed 's/^/      /'
     FAILED=$((FAILED + 1)); FAILS+=("$name")
   fi
 }
@@ -208,11 +214,14 @@ s_regionserver_kill() {
   edge_adreport replay "$W/kill/agg2-rest.ndjson" --url "$AGG2" >>"$W/replay-kill.log" 2>&1 || return 1
   # Bring the region server back (its host keeps its name and port).
   "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
-  local want got
+  # Live, nothing is counted twice; a put-if-absent whose answer the kill lost is answered
+  # duplicate on its retry and not counted live (README, "Several aggregators"): the nightly job
+  # counts it from the raw table (nightly-job checks every counter exact).
+  local want got short
   want=$($PY plus "$(expected_network)" "$($PY field network <"$W/kill/expected.json")")
   got=$(network_totals) || return 1
-  expect_eq "network totals of $D after the kill (live)" "$want" "$got" || return 1
-  echo "killed $victim (pid $pid) 6 s into ingest; ingest finished $took s later; every acknowledged event counted: $got"
+  short=$($PY shortfall "$want" "$got") || { echo "network totals of $D after the kill (live): over-counted: expected at most $want, got $got"; return 1; }
+  echo "killed $victim (pid $pid) 6 s into ingest; both senders finished $took s after the kill (retries through the outage); live counts never over, short by $short until the job; $victim restarted"
 }
 
 s_nightly_job() {

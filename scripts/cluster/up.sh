@@ -20,7 +20,8 @@
 # Any failure runs down.sh (nothing left behind) after naming the daemon that did not come up.
 #
 # Options (environment): ADREPORT_CLUSTER_NETNS=0|1, ADREPORT_CLUSTER_KEEP_ON_FAILURE=1 (debug),
-# ADREPORT_CLUSTER_BUILD=0 (skip the project build; the jars must exist).
+# ADREPORT_CLUSTER_BUILD=1|0 (build the project first with mvn -B -q -DskipTests package, or not;
+# by default only when its jars are missing, e.g. after `mvn -B verify` it is not rebuilt).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -104,7 +105,12 @@ EOF
 log "up: mode $MODE${SUBNET:+, subnet $SUBNET.0/24, bridge adr${TAG}-br}; state in $RUN"
 
 # --- 2. build and classpaths ----------------------------------------------------------------------
-if [ "${ADREPORT_CLUSTER_BUILD:-1}" = 1 ]; then
+JOB_JAR=$(ls "$ROOT"/reconcile-job/target/adreport-reconcile-job-*-job.jar 2>/dev/null | head -1)
+build="${ADREPORT_CLUSTER_BUILD:-auto}"
+if [ "$build" = auto ]; then
+  if [ -n "$JOB_JAR" ] && [ -f "$ROOT/launcher/target/classpath.txt" ]; then build=0; else build=1; fi
+fi
+if [ "$build" = 1 ]; then
   log "up: building adreport (mvn -B -q -DskipTests package)"
   (cd "$ROOT" && mvn -B -q -DskipTests package >"$RUN/logs/build.log" 2>&1) || { tail -40 "$RUN/logs/build.log" >&2; die "the build failed"; }
 fi
@@ -279,6 +285,12 @@ phase config
 # --- 5. daemons ---------------------------------------------------------------------------------------
 
 MIP=$(host_ip master)
+if [ "$MODE" = loopback ]; then # every daemon binds 127.0.0.1: its port must be free
+  for p in $ZK_PORT $NN_RPC $NN_HTTP ${DN_DATA[*]} ${DN_HTTP[*]} ${DN_IPC[*]} $HM_PORT $HM_INFO ${RS_PORT[*]} ${RS_INFO[*]} \
+           $RM_PORT $RM_SCHED $RM_TRACKER $RM_ADMIN $RM_WEB $NM_PORT $NM_LOC $NM_WEB $SHUFFLE_PORT $JHS_PORT $JHS_WEB ${INGEST_PORT[*]} $API_PORT; do
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || die "port $p on 127.0.0.1 is in use (the loopback cluster needs it)"
+  done
+fi
 start_daemon master zookeeper 128m org.apache.zookeeper.server.ZooKeeperServerMain "$ZK_PORT" "$RUN/hosts/master/data/zk" 1000
 on master env java -Xmx256m $OPENS -Dlog4j.configuration="file:$RUN/log4j.properties" -cp "$RUN/hosts/master/conf:$DCP" \
   org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force >"$RUN/logs/namenode-format.log" 2>&1 \

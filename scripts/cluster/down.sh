@@ -48,6 +48,11 @@ if [ "$MODE" = netns ]; then
   done
   ip link del "adr${TAG}-br" 2>/dev/null
   for h in "${HOSTS[@]}"; do ip link del "adr${TAG}-${OCTET[$h]}" 2>/dev/null; done
+  # `ip netns add` bind-mounts /run/netns on itself the first time; with no namespace left in it
+  # (none of ours, none of anybody's) that mount goes too (ip recreates it when needed).
+  if [ -d /run/netns ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ] && grep -q ' /run/netns ' /proc/mounts; then
+    umount /run/netns 2>/dev/null || true
+  fi
   left=$(ip netns list 2>/dev/null | grep -c "^adr${TAG}-" || true)
   links=$(ip -o link show 2>/dev/null | grep -c "adr${TAG}-" || true)
   [ "$left" = 0 ] && [ "$links" = 0 ] || log "down: WARNING: $left namespaces and $links links named adr${TAG}-* remain"

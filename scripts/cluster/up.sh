@@ -120,6 +120,7 @@ CP_FILE="$RUN/daemons.classpath"
 if [ ! -s "$CP_FILE" ] || [ "$CLUSTER_HOME/pom.xml" -nt "$CP_FILE" ] || [ "$ROOT/pom.xml" -nt "$CP_FILE" ]; then
   (cd "$CLUSTER_HOME" && mvn -B -q dependency:build-classpath -Dmdep.outputFile="$CP_FILE" >"$RUN/logs/classpath.log" 2>&1) \
     || { tail -40 "$RUN/logs/classpath.log" >&2; die "Maven could not resolve the daemons' classpath (scripts/cluster/pom.xml)"; }
+  touch "$CP_FILE" # the plugin leaves an unchanged file as it was
 fi
 DCP="$(cat "$CP_FILE")"; DCP_FILE="$CP_FILE"
 JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"

@@ -269,5 +269,6 @@ step segments s_segments
 step privacy-unreadable s_privacy
 step regionserver-kill s_regionserver_kill
 step nightly-job s_nightly_job
-echo "e2e: $PASSED passed, $FAILED failed, $SKIPPED skipped in $(( $(date +%s) - T0 )) s${FAILS:+ (failed: ${FAILS[*]})}"
+echo "e2e: $(( $(date +%s) - T0 )) s in all; $([ "$FAILED" = 0 ] && echo PASS || echo "FAIL (${FAILS[*]})")"
+echo "e2e: $PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

@@ -44,7 +44,12 @@ import org.apache.hadoop.util.ToolRunner;
 public final class ReconcileTool extends Configured implements Tool {
 
     public static void main(String[] args) throws Exception {
-        System.exit(ToolRunner.run(HBaseConfiguration.create(), new ReconcileTool(), args));
+        // HBaseConfiguration.create() sets HBase's own class loader on the configuration. Under
+        // `hadoop jar` (RunJar) HBase comes from the cluster's classpath and this class from the
+        // job jar's loader, so the job's classes (map output values, ...) would not be found.
+        Configuration conf = HBaseConfiguration.create();
+        conf.setClassLoader(ReconcileTool.class.getClassLoader());
+        System.exit(ToolRunner.run(conf, new ReconcileTool(), args));
     }
 
     /** The job for {@code args} (one {@code --day}), configured and not submitted. */

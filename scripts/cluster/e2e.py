@@ -102,6 +102,25 @@ def main():
         print(json.dumps(v) if isinstance(v, (dict, list)) else ("" if v is None else str(v).lower() if isinstance(v, bool) else v))
     elif cmd == "now-events":
         now_events(args[0], int(args[1]), args[2], args[3], args[4], args[5], args[6], int(args[7]))
+    elif cmd == "checks":  # checks URL KEY CAMPAIGN DEVICE...: one check per device, a JSON summary
+        import time, urllib.request
+        url, key, campaign, devices = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+        out = {"answered": 0, "errors": [], "stale": 0, "degraded": 0, "max_seconds": 0.0}
+        for d in devices:
+            body = json.dumps({"device": d, "campaigns": [campaign]}).encode()
+            req = urllib.request.Request(url + "/v1/serve/check", data=body, method="POST",
+                                         headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+            t0 = time.time()
+            try:
+                with urllib.request.urlopen(req, timeout=60) as r:
+                    a = json.load(r)
+                out["answered"] += 1
+                out["stale"] += 1 if a.get("stale") else 0
+                out["degraded"] += 1 if a.get("degraded") else 0
+            except Exception as e:  # noqa: BLE001 - every failure is reported
+                out["errors"].append(f"{d}: {e}")
+            out["max_seconds"] = round(max(out["max_seconds"], time.time() - t0), 3)
+        print(json.dumps(out, sort_keys=True))
     elif cmd == "plus":  # plus A_JSON B_JSON: {k: a+b}
         a, b = json.loads(args[0]), json.loads(args[1])
         print(json.dumps({k: a.get(k, 0) + b.get(k, 0) for k in sorted(set(a) | set(b))}, sort_keys=True))

@@ -233,10 +233,51 @@ s_regionserver_kill() {
   echo "killed $victim (pid $pid, $most raw-table regions) 6 s into ingest; the senders finished $took s after the kill ($retries retried batches); live counts never over, short by $short until the job; $victim restarted"
 }
 
+s_stale_and_deadline() {
+  # Region replicas and the bid path's deadline with a region server stopped (SIGSTOP: alive,
+  # silent, as a region server in a long pause): checks of devices whose profile region has its
+  # primary there keep answering — from the secondary, "stale", through the API with timeline
+  # reads; at about serve.deadline.ms, "degraded", through the one without — and none waits for
+  # the HBase client's timeout. Then the region server is restarted.
+  local devices=() i victim=regionserver-worker2 pid tl plain
+  for i in $(seq 1 24); do devices+=("$RUNID-replica-dev-$i"); done
+  # A view of the capped campaign for every device (one of three allowed): a check of that
+  # campaign reads the device's profile row. A secondary sees what is in store files; a row still
+  # in the primary's memstore reads as a new device there, which is the staleness it reports.
+  local c="e2e/cap-$RUNID"
+  : >"$W/replica.ndjson"
+  for i in "${!devices[@]}"; do
+    $PY now-events "$W/replica-$i.ndjson" 1 "$RUNID" "r$i" e2e "cap-$RUNID" "${devices[$i]}" 1000 >/dev/null || return 1
+    cat "$W/replica-$i.ndjson" >>"$W/replica.ndjson"
+  done
+  replay "$W/replica.ndjson" "$AGG1" || { echo "ingest of the replica devices' views failed"; return 1; }
+  local api_tl="http://$(host_name api):$API_TIMELINE_PORT"
+  pid=$(cat "$RUN/pids/$victim.pid")
+  kill -STOP "$pid" || { echo "could not stop $victim"; return 1; }
+  tl=$(on edge $PY checks "$api_tl" "$ADSERVER" "$c" "${devices[@]}")
+  plain=$(on edge $PY checks "$API" "$ADSERVER" "$c" "${devices[@]}")
+  kill -CONT "$pid"
+  # Its ZooKeeper session may have expired meanwhile: restart it to be sure of the cluster's state.
+  kill -9 "$pid" 2>/dev/null
+  for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
+  echo "timeline API: $tl" >&2; echo "plain API: $plain" >&2
+  expect_eq "checks answered through the timeline API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$tl")" || { echo "$tl"; return 1; }
+  expect_eq "checks answered through the plain API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$plain")" || { echo "$plain"; return 1; }
+  [ "$($PY field stale <<<"$tl")" -gt 0 ] || { echo "no check was answered by a secondary replica (stale): $tl"; return 1; }
+  [ "$($PY field degraded <<<"$plain")" -gt 0 ] || { echo "no check was answered degraded by the deadline: $plain"; return 1; }
+  python3 -c "import json,sys; sys.exit(0 if json.loads(sys.argv[1])['max_seconds'] < 10 else 1)" "$plain" \
+    || { echo "a check waited past 10 s (HBase's timeout, not the deadline): $plain"; return 1; }
+  echo "$victim stopped: timeline API $($PY field stale <<<"$tl")/${#devices[@]} stale (slowest $($PY field max_seconds <<<"$tl") s); plain API $($PY field degraded <<<"$plain")/${#devices[@]} degraded at the 500 ms deadline (slowest $($PY field max_seconds <<<"$plain") s); $victim restarted"
+}
+
 s_nightly_job() {
   # README step 5: `hadoop jar` of the job jar from the edge host, HADOOP_CONF_DIR and HBASE_CONF_DIR set.
   local c="$RUN/hosts/edge/conf"
+  # As README "Run on a cluster" step 5: the edge node has the device secret, so the job also
+  # rewrites and trims the day's device view histories.
   on edge env HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" JAVA_HOME="$JAVA_HOME_DIR" \
+    ADREPORT_DEVICE_HASH_SECRET="$(cat "$RUN/device-hash.secret")" \
     java -Xmx512m $OPENS -Dlog4j.configuration="file:$RUN/log4j-client.properties" -cp "$c:$(cat "$DCP_FILE"):$c" \
     org.apache.hadoop.util.RunJar "$JOB_JAR" -D reconcile.splits=4 -D reconcile.reducers=2 --day "$D" >"$W/job.log" 2>&1 \
     || { grep -E "ERROR|Exception|failed" "$W/job.log" | head -5; echo "the job failed (exit $?; $W/job.log)"; return 1; }
@@ -247,6 +288,10 @@ s_nightly_job() {
   expect_eq "network totals of $D after the job" "$want" "$got" || return 1
   status=$(api GET "/v1/reconcile/$D" "$ANALYST" | $PY field status) || return 1
   expect_eq "status of $D" reconciled "$status" || return 1
+  # The view repair ran in the hadoop jar job: every impression of D (each with a device) rewritten.
+  local views
+  views=$(sed -n 's/^views: \([0-9]*\) impressions re-written.*/\1/p' "$W/job.log" | tail -1)
+  expect_eq "impressions of $D re-written into view histories by the job" "$($PY field impressions <<<"$want")" "${views:-none}" || return 1
   local days; days=$(report network "metrics=impressions" | $PY field "days.$D.status")
   expect_eq "report day mark" reconciled "$days" || return 1
   echo "job on YARN: $(grep -m1 'reconciled in' "$W/job.log"), cells checked/corrected $(awk '/^total/ {print $2 "/" $3}' "$W/job.log"); every network counter of $D exact: $got"
@@ -267,6 +312,9 @@ step cap-flip s_cap
 step budget-exhausted s_budget
 step segments s_segments
 step privacy-unreadable s_privacy
+# Before the kill: each profiles region's two replicas are still on different region servers
+# (after a kill the survivor holds both until the balancer moves one back).
+step stale-and-deadline s_stale_and_deadline
 step regionserver-kill s_regionserver_kill
 step nightly-job s_nightly_job
 echo "e2e: $(( $(date +%s) - T0 )) s in all; $([ "$FAILED" = 0 ] && echo PASS || echo "FAIL (${FAILS[*]})")"

@@ -27,6 +27,8 @@ NM_PORT=8041; NM_LOC=8040; NM_WEB=8042; SHUFFLE_PORT=13562
 JHS_PORT=10020; JHS_WEB=19888
 declare -A INGEST_PORT=([agg1]=8081 [agg2]=8181)
 API_PORT=8080
+# A second report API on the api host that reads profiles with TIMELINE consistency (region replicas).
+API_TIMELINE_PORT=8090
 
 OPENS="--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.util.concurrent=ALL-UNNAMED"
 

@@ -219,6 +219,7 @@ for h in "${HOSTS[@]}"; do
     hbase.ipc.server.callqueue.read.ratio 0.5 \
     hbase.ipc.server.callqueue.scan.ratio 0.5 \
     hbase.server.hashNonce.gracePeriod 120000 \
+    hbase.regionserver.storefile.refresh.period 2000 \
     hbase.lease.recovery.dfs.timeout 10000 \
     hbase.lease.recovery.first.pause 1000 \
     "${rs[@]}"
@@ -288,7 +289,7 @@ phase config
 MIP=$(host_ip master)
 if [ "$MODE" = loopback ]; then # every daemon binds 127.0.0.1: its port must be free
   for p in $ZK_PORT $NN_RPC $NN_HTTP ${DN_DATA[*]} ${DN_HTTP[*]} ${DN_IPC[*]} $HM_PORT $HM_INFO ${RS_PORT[*]} ${RS_INFO[*]} \
-           $RM_PORT $RM_SCHED $RM_TRACKER $RM_ADMIN $RM_WEB $NM_PORT $NM_LOC $NM_WEB $SHUFFLE_PORT $JHS_PORT $JHS_WEB ${INGEST_PORT[*]} $API_PORT; do
+           $RM_PORT $RM_SCHED $RM_TRACKER $RM_ADMIN $RM_WEB $NM_PORT $NM_LOC $NM_WEB $SHUFFLE_PORT $JHS_PORT $JHS_WEB ${INGEST_PORT[*]} $API_PORT $API_TIMELINE_PORT; do
     ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || die "port $p on 127.0.0.1 is in use (the loopback cluster needs it)"
   done
 fi
@@ -330,7 +331,9 @@ head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$RUN/device-hash.secret"
 for h in edge agg1 agg2 api; do write_adreport_cmd "$h"; done
 adreport() { on "$1" "$(adreport_cmd "$1")" "${@:2}"; }
 # Waits until HBase serves the tables (hbase:meta assigned), then creates them.
-adreport edge schema apply >"$RUN/logs/schema-apply.log" 2>&1 || { cat "$RUN/logs/schema-apply.log" >&2; die "bin/adreport schema apply (host edge) failed"; }
+# Two replicas of every profiles region: checks with serve.timeline.reads=true answer from the
+# secondary while a primary's region server is stopped.
+adreport edge schema apply --set profiles.region.replication=2 >"$RUN/logs/schema-apply.log" 2>&1 || { cat "$RUN/logs/schema-apply.log" >&2; die "bin/adreport schema apply (host edge) failed"; }
 tail -1 "$RUN/logs/schema-apply.log" >&2
 for role in analyst adserver privacy; do
   adreport edge keys add --role "$role" >"$RUN/logs/keys-$role.log" 2>&1 || { cat "$RUN/logs/keys-$role.log" >&2; die "bin/adreport keys add --role $role failed"; }
@@ -348,9 +351,15 @@ start_service() { # HOST NAME ARGS...
 for a in agg1 agg2; do
   start_service "$a" "$a" aggregator --set aggregator.instances=2 --set "aggregator.id=$a" --ingest-port "${INGEST_PORT[$a]}"
 done
-start_service api report-api report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}"
+# serve.deadline.ms: 500 ms, generous for seven hosts on two cores (an exact cap check must not be
+# cut short by a loaded machine) and still far below the HBase client's timeouts.
+start_service api report-api report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}" \
+  --set serve.deadline.ms=500
+start_service api report-api-timeline report-api --port "$API_TIMELINE_PORT" --set serve.timeline.reads=true \
+  --set serve.deadline.ms=3000 --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}"
 for a in agg1 agg2; do await "$a" 180 "GET /healthz on port ${INGEST_PORT[$a]}" http_get edge "http://$(host_name "$a"):${INGEST_PORT[$a]}/healthz"; done
 await report-api 180 "GET /healthz on port $API_PORT" http_get edge "http://$(host_name api):$API_PORT/healthz"
+await report-api-timeline 180 "GET /healthz on port $API_TIMELINE_PORT" http_get edge "http://$(host_name api):$API_TIMELINE_PORT/healthz"
 phase adreport-services
 
 log "up: cluster up in $(( $(date +%s) - T_START )) s ($MODE). Hosts and their logs: $RUN/logs; keys: $RUN/keys"

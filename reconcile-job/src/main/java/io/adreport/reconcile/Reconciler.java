@@ -101,6 +101,10 @@ public final class Reconciler {
                 ViewRepair.Summary s = repair.repair(day);
                 LOG.info("day {}: {} impressions re-written into device view histories; {} devices checked, {} views beyond the newest {} of their campaign deleted",
                         day, s.viewsWritten(), s.devicesChecked(), s.viewsTrimmed(), io.adreport.schema.profile.ViewCells.MAX_VIEWS_KEPT);
+                if (progress != null) {
+                    progress.printf("views: %d impressions re-written into device view histories, %d devices checked, %d views trimmed%n",
+                            s.viewsWritten(), s.devicesChecked(), s.viewsTrimmed());
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("day {}: the device view pass failed (caps stay as the live path wrote them): {}", day, e.toString());
             }

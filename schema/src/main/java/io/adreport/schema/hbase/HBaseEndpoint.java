@@ -11,7 +11,9 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
  * <ol>
  *   <li>a running local stack: {@code DATA_DIR/zk.port} holds the embedded ZooKeeper's port,
  *       written by {@code bin/adreport local};</li>
- *   <li>a real cluster: {@code hbase-site.xml} in {@code HBASE_CONF_DIR}.</li>
+ *   <li>a real cluster: {@code hbase-site.xml} in {@code HBASE_CONF_DIR}, with the cluster's
+ *       {@code core-site.xml} and {@code hdfs-site.xml} from {@code HADOOP_CONF_DIR} and from
+ *       {@code HBASE_CONF_DIR} (read first, so hbase-site wins).</li>
  * </ol>
  */
 public final class HBaseEndpoint {
@@ -29,6 +31,15 @@ public final class HBaseEndpoint {
         String confDir = System.getenv("HBASE_CONF_DIR");
         if (confDir != null && Files.isRegularFile(Path.of(confDir, "hbase-site.xml"))) {
             Configuration conf = HBaseConfiguration.create();
+            // The cluster's file system (fs.defaultFS, HDFS client settings) as well as its HBase: bulk
+            // loads stage their HFiles there (BulkStaging), where every region server can read them.
+            for (String dir : new String[] {System.getenv("HADOOP_CONF_DIR"), confDir}) {
+                for (String file : new String[] {"core-site.xml", "hdfs-site.xml"}) {
+                    if (dir != null && Files.isRegularFile(Path.of(dir, file))) {
+                        conf.addResource(new org.apache.hadoop.fs.Path(Path.of(dir, file).toUri()));
+                    }
+                }
+            }
             conf.addResource(new org.apache.hadoop.fs.Path(Path.of(confDir, "hbase-site.xml").toUri()));
             return conf;
         }

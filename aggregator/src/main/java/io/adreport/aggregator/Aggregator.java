@@ -22,7 +22,8 @@ import io.adreport.aggregator.store.RawStore;
 import io.adreport.aggregator.store.StoredIds;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.counting.LiveCounts;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
@@ -100,8 +101,8 @@ public final class Aggregator implements AutoCloseable {
         // that reached a region server before then and still waits in its queue has passed its deadline.
         long counterCallMs = Math.max(config.hbaseTimeout().toMillis(), config.flushTimeout().toMillis());
         SendGate gate = new SendGate(Duration.ofMillis(Math.min(counterCallMs, 60_000)));
-        MetaStore meta = new MetaStore(connection, layout, clock);
-        DayCloseWatcher watcher = new DayCloseWatcher(meta, clock, config.aggregatorId(),
+        HeartbeatStore heartbeats = new HeartbeatStore(connection, layout, clock);
+        DayCloseWatcher watcher = new DayCloseWatcher(new DayStatusStore(connection, layout, clock), heartbeats, clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());
         CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
@@ -153,7 +154,7 @@ public final class Aggregator implements AutoCloseable {
         if (config.mode() == AggregatorConfig.Mode.COALESCED) {
             String url = config.advertisedUrl(http.port());
             try {
-                meta.advertise(config.aggregatorId(), url);
+                heartbeats.advertise(config.aggregatorId(), url);
                 LOG.info("aggregator {} serves its live counts at {}{}", config.aggregatorId(), url, LiveCounts.PATH);
             } catch (RuntimeException e) { // reports then see its counts once flushed, as without live reads
                 LOG.warn("could not advertise live counts of aggregator {} in meta: {}", config.aggregatorId(), e.toString());

@@ -10,7 +10,9 @@ import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.topn.RankedIndexWriter;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -39,7 +41,7 @@ public final class Reconciler {
 
     private final Configuration jobConf;
     private final TableLayout layout;
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final DayCloseProtocol close;
     private final RankedIndexWriter index;
     private final Clock clock;
@@ -55,8 +57,8 @@ public final class Reconciler {
         this.jobConf = new Configuration(conf);
         config.applyTo(jobConf);
         this.layout = layout;
-        this.meta = new MetaStore(connection, layout, clock);
-        this.close = new DayCloseProtocol(meta, clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.meta = new DayStatusStore(connection, layout, clock);
+        this.close = new DayCloseProtocol(meta, new HeartbeatStore(connection, layout, clock), clock, sleeper, config.grace(), config.liveness(), config.poll());
         this.index = new RankedIndexWriter(connection, layout);
         this.clock = clock;
     }
@@ -220,7 +222,7 @@ public final class Reconciler {
     }
 
     /** The states of the days in [from, to] (the scheduler's view of what is due). */
-    public Map<LocalDate, MetaStore.DayState> dayStates(LocalDate from, LocalDate toInclusive) {
+    public Map<LocalDate, DayState> dayStates(LocalDate from, LocalDate toInclusive) {
         return meta.days(from, toInclusive);
     }
 

@@ -92,7 +92,7 @@ public final class Services {
         PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
                 new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
                 deps.clock(), deps.metrics());
-        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 serving.rates()));
         extra.addAll(serving.routes());
         extra.addAll(privacy.routes());

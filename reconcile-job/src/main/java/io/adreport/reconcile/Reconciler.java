@@ -1,19 +1,19 @@
 package io.adreport.reconcile;
 
-import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.job.DayRange;
-import io.adreport.reconcile.profiles.ViewRepair;
-import io.adreport.schema.event.DeviceHasher;
-import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
-import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.reconcile.job.ReconcileJob;
+import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.topn.RankedIndexWriter;
+import io.adreport.schema.cube.ProfileModel;
+import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.meta.DayState;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.meta.HeartbeatStore;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;

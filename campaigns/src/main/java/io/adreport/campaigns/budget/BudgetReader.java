@@ -1,19 +1,19 @@
 package io.adreport.campaigns.budget;
 
-import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.campaign.Budget;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.meta.DayState;
 import io.adreport.schema.meta.DayStatus;
 import io.adreport.schema.meta.DayStatusStore;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.spend.SpendRows;
 import io.adreport.schema.spend.SpendStore;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;

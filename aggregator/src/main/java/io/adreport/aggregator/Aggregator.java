@@ -1,7 +1,6 @@
 package io.adreport.aggregator;
 
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.schema.counting.CounterCells;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.aggregator.flush.CoalescedCounters;
@@ -12,19 +11,21 @@ import io.adreport.aggregator.ingest.IngestServer;
 import io.adreport.aggregator.profile.ViewRecorder;
 import io.adreport.aggregator.spend.SpendCounting;
 import io.adreport.aggregator.spend.SpendFlusher;
-import io.adreport.schema.spend.SpendRows;
 import io.adreport.aggregator.store.GroupCommit;
-import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
-import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.aggregator.store.PutOnlyCommit;
 import io.adreport.aggregator.store.RawStore;
 import io.adreport.aggregator.store.StoredIds;
-import io.adreport.schema.event.EventParser;
+import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.LiveCounts;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.cube.ProfileModel;
+import io.adreport.schema.event.EventParser;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.rowkey.RowKeyCodec;
+import io.adreport.schema.spend.SpendRows;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.Javalin;
 import java.time.Clock;
@@ -100,8 +101,8 @@ public final class Aggregator implements AutoCloseable {
         // that reached a region server before then and still waits in its queue has passed its deadline.
         long counterCallMs = Math.max(config.hbaseTimeout().toMillis(), config.flushTimeout().toMillis());
         SendGate gate = new SendGate(Duration.ofMillis(Math.min(counterCallMs, 60_000)));
-        MetaStore meta = new MetaStore(connection, layout, clock);
-        DayCloseWatcher watcher = new DayCloseWatcher(meta, clock, config.aggregatorId(),
+        HeartbeatStore heartbeats = new HeartbeatStore(connection, layout, clock);
+        DayCloseWatcher watcher = new DayCloseWatcher(new DayStatusStore(connection, layout, clock), heartbeats, clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());
         CounterCells cells = new CounterCells(layout.cube(), new RowKeyCodec(layout.cube()));
@@ -153,7 +154,7 @@ public final class Aggregator implements AutoCloseable {
         if (config.mode() == AggregatorConfig.Mode.COALESCED) {
             String url = config.advertisedUrl(http.port());
             try {
-                meta.advertise(config.aggregatorId(), url);
+                heartbeats.advertise(config.aggregatorId(), url);
                 LOG.info("aggregator {} serves its live counts at {}{}", config.aggregatorId(), url, LiveCounts.PATH);
             } catch (RuntimeException e) { // reports then see its counts once flushed, as without live reads
                 LOG.warn("could not advertise live counts of aggregator {} in meta: {}", config.aggregatorId(), e.toString());

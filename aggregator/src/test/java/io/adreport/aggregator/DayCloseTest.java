@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import java.time.Duration;
@@ -38,7 +39,8 @@ class DayCloseTest {
     @Test
     void a_closing_day_gets_no_live_increments_but_its_events_are_stored_and_counted_late(MiniHBase hbase) throws Exception {
         TestStack.Window w = TestStack.shared(hbase).window();
-        MetaStore meta = new MetaStore(hbase.connection(), w.layout(), w.clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), w.layout(), w.clock);
+        HeartbeatStore heartbeats = new HeartbeatStore(hbase.connection(), w.layout(), w.clock);
         LocalDate today = LocalDate.ofInstant(w.now, ZoneOffset.UTC);
         LocalDate closing = today.minusDays(1);
         Instant closingNoon = closing.atTime(12, 0).toInstant(ZoneOffset.UTC);
@@ -59,7 +61,7 @@ class DayCloseTest {
             ignored.phase(buffered);
 
             meta.markClosing(closing);
-            awaitAcknowledged(meta, id, closing);
+            awaitAcknowledged(heartbeats, id, closing);
 
             List<Beacon> lateOnes = events(traffic, closingNoon, 25);
             List<Beacon> todays = events(traffic, w.now, 25);
@@ -93,7 +95,8 @@ class DayCloseTest {
     @Test
     void a_close_is_acknowledged_during_a_slow_flush_and_no_increment_of_the_day_lands_after_it(MiniHBase hbase) throws Exception {
         TestStack.Window w = TestStack.shared(hbase).window();
-        MetaStore meta = new MetaStore(hbase.connection(), w.layout(), w.clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), w.layout(), w.clock);
+        HeartbeatStore heartbeats = new HeartbeatStore(hbase.connection(), w.layout(), w.clock);
         LocalDate today = LocalDate.ofInstant(w.now, ZoneOffset.UTC);
         LocalDate closing = today.minusDays(1);
         RowKeyCodec codec = new RowKeyCodec(w.layout().cube());
@@ -136,7 +139,7 @@ class DayCloseTest {
                 meta.markClosing(closing);
                 awaitSeenClosed(agg, closing);
                 closeSeen.countDown();
-                awaitAcknowledged(meta, id, closing);
+                awaitAcknowledged(heartbeats, id, closing);
                 assertTrue(flush.isAlive(), "acknowledged while the flush was still running (its calls of today are held)");
 
                 correct(w, closing, oracle.expected); // the nightly job's writes, after every acknowledgement
@@ -221,7 +224,7 @@ class DayCloseTest {
     }
 
     /** The watcher marks the closed day late in meta on its next poll (100 ms here): the nightly scheduler recounts it. */
-    private static void awaitLateMark(MetaStore meta, LocalDate day) throws InterruptedException {
+    private static void awaitLateMark(DayStatusStore meta, LocalDate day) throws InterruptedException {
         long deadline = System.nanoTime() + CEILING.toNanos();
         while (!meta.day(day).lateSinceClose()) {
             if (System.nanoTime() > deadline) {
@@ -232,10 +235,10 @@ class DayCloseTest {
     }
 
     /** Waits for the aggregator's acknowledgement in meta (it polls every 100 ms here), failing after {@link #CEILING}. */
-    private static void awaitAcknowledged(MetaStore meta, String id, LocalDate day) throws InterruptedException {
+    private static void awaitAcknowledged(HeartbeatStore heartbeats, String id, LocalDate day) throws InterruptedException {
         long deadline = System.nanoTime() + CEILING.toNanos();
         while (System.nanoTime() < deadline) {
-            if (meta.aggregators().stream().anyMatch(a -> a.id().equals(id) && a.closedDays().contains(day))) {
+            if (heartbeats.aggregators().stream().anyMatch(a -> a.id().equals(id) && a.closedDays().contains(day))) {
                 return;
             }
             Thread.sleep(50);

@@ -8,7 +8,8 @@ import io.adreport.aggregator.dayclose.InstanceCheck;
 import io.adreport.reconcile.DayCloseProtocol;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.Reconciler;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import java.time.Duration;
@@ -52,11 +53,12 @@ class SeveralAggregatorsTest {
         Map<String, String> common = Map.of("aggregator.instances", "2", "heartbeat.interval.ms", "200");
         Aggregator a = w.start(with(common, "aggregator.id", "multi-a"));
         Aggregator b = w.start(with(common, "aggregator.id", "multi-b"));
-        MetaStore meta = new MetaStore(hbase.connection(), w.layout(), w.clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), w.layout(), w.clock);
+        HeartbeatStore heartbeats = new HeartbeatStore(hbase.connection(), w.layout(), w.clock);
         try {
             // A third instance that would dedup only against itself is refused, naming the setting.
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> InstanceCheck.checkJoin("multi-c", 1,
-                    meta.aggregators(), w.clock.instant(), Duration.ofSeconds(30)));
+                    heartbeats.aggregators(), w.clock.instant(), Duration.ofSeconds(30)));
             assertTrue(refused.getMessage().startsWith("aggregator.instances: is 1"), refused.getMessage());
 
             // Phase 1: impressions of the closing day and of today, with replays.
@@ -112,7 +114,7 @@ class SeveralAggregatorsTest {
 
             // The day close waits for every live instance: A acknowledges; B's last heartbeat expires.
             AtomicInteger polls = new AtomicInteger();
-            DayCloseProtocol close = new DayCloseProtocol(meta, w.clock, d -> {
+            DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, w.clock, d -> {
                 polls.incrementAndGet();
                 w.clock.advance(d);
                 Thread.sleep(d.toMillis());

@@ -11,7 +11,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
@@ -125,7 +125,7 @@ class RankedTopNBenchmarkTest {
                 to.mutate(p);
             }
         }
-        MetaStore meta = new MetaStore(hbase.connection(), written, Clock.systemUTC());
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), written, Clock.systemUTC());
         RankedIndexWriter writer = new RankedIndexWriter(hbase.connection(), written);
         for (int d = 0; d < DAYS; d++) {
             meta.markClosing(FIRST.plusDays(d));
@@ -214,7 +214,7 @@ class RankedTopNBenchmarkTest {
                 String before = scrape.get();
                 report.append(compareSeries(http, analyst, series, duck));
                 MachineStalls.Mark floors = machine.mark();
-                report.append(seriesFloors(http, analyst, base, hbase, layout, cube, deps.meta()));
+                report.append(seriesFloors(http, analyst, base, hbase, layout, cube, deps.days()));
                 report.append(machine.since(floors, "during the floors"));
                 report.append(breakdown(before, scrape.get()));
                 save(report, keys);
@@ -358,7 +358,7 @@ class RankedTopNBenchmarkTest {
      * as a report issues them.
      */
     private static String seriesFloors(HttpClient http, String key, String base, MiniHBase hbase, TableLayout layout, Cube cube,
-                                       MetaStore meta) throws Exception {
+                                       DayStatusStore meta) throws Exception {
         Rollup creative = cube.rollup("creative").orElseThrow();
         RowKeyCodec codec = new RowKeyCodec(cube);
         List<byte[]> rows = new ArrayList<>();
@@ -382,7 +382,7 @@ class RankedTopNBenchmarkTest {
         try (org.apache.hadoop.hbase.client.AsyncConnection async =
                      org.apache.hadoop.hbase.client.ConnectionFactory.createAsyncConnection(hbase.connection().getConfiguration()).get()) {
             org.apache.hadoop.hbase.client.AsyncTable<?> at = async.getTable(table);
-            MetaStore.AsyncScan metaScan = (name, sc) -> async.getTable(name).scanAll(sc);
+            DayStatusStore.AsyncScan metaScan = (name, sc) -> async.getTable(name).scanAll(sc);
             for (int i = -20; i < RUNS; i++) {
                 long t0 = System.nanoTime();
                 get(http, base.replace("/v1/reports/", "/v1/rollups"), key);
@@ -656,7 +656,7 @@ class RankedTopNBenchmarkTest {
             cells += index.cells();
         }
         long t2 = System.nanoTime();
-        MetaStore meta = new MetaStore(hbase.connection(), layout, Clock.systemUTC());
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), layout, Clock.systemUTC());
         for (int d = 0; d < DAYS; d++) {
             meta.markClosing(FIRST.plusDays(d));
             meta.markReconciled(FIRST.plusDays(d), "{}");

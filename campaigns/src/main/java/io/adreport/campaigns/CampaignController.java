@@ -1,13 +1,13 @@
 package io.adreport.campaigns;
 
-import io.adreport.http.auth.AccessDenied;
-import io.adreport.http.auth.Role;
 import io.adreport.campaigns.budget.BudgetReader;
 import io.adreport.campaigns.budget.PacingRates;
+import io.adreport.http.auth.AccessDenied;
+import io.adreport.http.auth.Role;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.campaign.CampaignJson;
 import io.adreport.schema.campaign.CampaignStore;
-import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.cube.ProfileModel;
 import io.javalin.http.ConflictResponse;
 import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;

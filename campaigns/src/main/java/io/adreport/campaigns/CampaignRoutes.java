@@ -4,9 +4,9 @@ import io.adreport.campaigns.budget.BudgetReader;
 import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.inventory.ZoneStore;
-import io.adreport.schema.meta.MetaStore;
-import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.http.HandlerType;
 import java.time.Clock;
@@ -28,7 +28,7 @@ public final class CampaignRoutes {
      * no device profiles. {@code rates} are the pacing rates the budget endpoint reports
      * ({@link PacingRates#NONE} without a pacing service).
      */
-    public static List<ApiRoute> create(Connection connection, TableLayout layout, MetaStore meta, Clock clock, PacingRates rates) {
+    public static List<ApiRoute> create(Connection connection, TableLayout layout, DayStatusStore meta, Clock clock, PacingRates rates) {
         List<ApiRoute> routes = new ArrayList<>();
         if (ProfileModel.supported(layout.cube())) {
             Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "the key may not read this");

@@ -12,7 +12,10 @@ import io.adreport.reconcile.Recount.Ev;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Granularity;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -153,12 +156,13 @@ class JobJarOnYarnTest {
 
         // A live aggregator takes part in the day-close handshake: it acknowledges each day it
         // sees closed in the meta table (after flushing it, in a real one) with its heartbeat.
-        MetaStore meta = new MetaStore(connection, layout, Clock.systemUTC());
-        meta.heartbeat("agg-edge", Set.of());
+        DayStatusStore meta = new DayStatusStore(connection, layout, Clock.systemUTC());
+        HeartbeatStore heartbeats = new HeartbeatStore(connection, layout, Clock.systemUTC());
+        heartbeats.heartbeat("agg-edge", Set.of());
         AtomicBoolean stop = new AtomicBoolean();
         Thread aggregator = new Thread(() -> {
             while (!stop.get()) {
-                meta.heartbeat("agg-edge", meta.closedDays(PREV, D));
+                heartbeats.heartbeat("agg-edge", meta.closedDays(PREV, D));
                 try {
                     Thread.sleep(200);
                 } catch (InterruptedException e) {
@@ -191,8 +195,8 @@ class JobJarOnYarnTest {
         ObjectMapper json = new ObjectMapper();
         for (LocalDate day : List.of(PREV, D)) {
             assertEquals(exact.get(day), longs(live.cellsOfDay(day)), "every counter cell of " + day + " equals the recount");
-            MetaStore.DayState state = meta.day(day);
-            assertEquals(MetaStore.DayStatus.RECONCILED, state.status());
+            DayState state = meta.day(day);
+            assertEquals(DayStatus.RECONCILED, state.status());
             JsonNode report = json.readTree(state.driftJson());
             JsonNode totals = report.get("totals");
             long[] d = drift.get(day);

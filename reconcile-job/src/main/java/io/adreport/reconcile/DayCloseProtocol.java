@@ -1,7 +1,8 @@
 package io.adreport.reconcile;
 
-import io.adreport.schema.meta.MetaStore;
-import io.adreport.schema.meta.MetaStore.AggregatorState;
+import io.adreport.schema.meta.AggregatorState;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Protocol</h2>
  * <ol>
- *   <li>Mark D {@code closing} in the meta table ({@link MetaStore#markClosing}); read back
+ *   <li>Mark D {@code closing} in the meta table ({@link DayStatusStore#markClosing}); read back
  *       the stored closing time T.</li>
  *   <li>Every aggregator watches the meta table. When it sees D closed it stops incrementing D's
  *       counters (events for D are still stored in the raw table — and counted as late by the
@@ -89,15 +90,17 @@ public final class DayCloseProtocol {
         }
     }
 
-    private final MetaStore meta;
+    private final DayStatusStore meta;
+    private final HeartbeatStore heartbeats;
     private final Clock clock;
     private final Sleeper sleeper;
     private final Duration grace;
     private final Duration liveness;
     private final Duration poll;
 
-    public DayCloseProtocol(MetaStore meta, Clock clock, Sleeper sleeper, Duration grace, Duration liveness, Duration poll) {
+    public DayCloseProtocol(DayStatusStore meta, HeartbeatStore heartbeats, Clock clock, Sleeper sleeper, Duration grace, Duration liveness, Duration poll) {
         this.meta = meta;
+        this.heartbeats = heartbeats;
         this.clock = clock;
         this.sleeper = sleeper;
         this.grace = grace;
@@ -115,7 +118,7 @@ public final class DayCloseProtocol {
             List<String> acked = new ArrayList<>();
             List<String> pending = new ArrayList<>();
             List<String> notLive = new ArrayList<>();
-            for (AggregatorState a : meta.aggregators()) {
+            for (AggregatorState a : heartbeats.aggregators()) {
                 if (!a.live(now, liveness)) {
                     notLive.add(a.id());
                 } else if (a.closedDays().contains(day) && !a.heartbeat().isBefore(closingAt)) {

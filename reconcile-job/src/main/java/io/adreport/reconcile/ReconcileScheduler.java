@@ -2,7 +2,7 @@ package io.adreport.reconcile;
 
 import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.report.DriftReport;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * Runs the reconciliation every day at {@code reconcile.time} UTC over the look-back window —
  * yesterday and the {@code reconcile.lookback.days} days before it — oldest first. A day of the
  * window is due unless it is settled: reconciled, and no event stored for it since its last
- * close ({@code MetaStore.DayState.settled}). So a day missed during downtime, a day whose run
+ * close ({@code DayState.settled}). So a day missed during downtime, a day whose run
  * failed (left {@code closing}), and a reconciled day that got late events since (the aggregator
  * marks it) are all reconciled; an unchanged reconciled day costs nothing.
  *
@@ -49,7 +49,7 @@ public final class ReconcileScheduler implements AutoCloseable {
     /** The states of the days in a range (the meta table in production). */
     @FunctionalInterface
     public interface DayStates {
-        Map<LocalDate, MetaStore.DayState> days(LocalDate from, LocalDate toInclusive);
+        Map<LocalDate, DayState> days(LocalDate from, LocalDate toInclusive);
     }
 
     private final ReconcileConfig config;
@@ -113,10 +113,10 @@ public final class ReconcileScheduler implements AutoCloseable {
     /** The days a run at {@code now} reconciles: the window's days that are not settled, oldest first. */
     public List<LocalDate> daysFor(Instant now) {
         List<LocalDate> window = window(now);
-        Map<LocalDate, MetaStore.DayState> known = states.days(window.get(0), window.get(window.size() - 1));
+        Map<LocalDate, DayState> known = states.days(window.get(0), window.get(window.size() - 1));
         List<LocalDate> due = new ArrayList<>();
         for (LocalDate d : window) {
-            MetaStore.DayState s = known.get(d);
+            DayState s = known.get(d);
             if (s == null || !s.settled()) {
                 due.add(d);
             }
@@ -131,7 +131,7 @@ public final class ReconcileScheduler implements AutoCloseable {
     public List<LocalDate> catchUpDays(Instant now) {
         List<LocalDate> window = window(now);
         boolean ranBefore = states.days(window.get(0).minusDays(1), window.get(window.size() - 1)).values().stream()
-                .anyMatch(MetaStore.DayState::closed);
+                .anyMatch(DayState::closed);
         List<LocalDate> out = new ArrayList<>();
         if (!ranBefore) {
             return out;

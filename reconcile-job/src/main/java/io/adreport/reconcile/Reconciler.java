@@ -1,17 +1,19 @@
 package io.adreport.reconcile;
 
-import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.job.DayRange;
-import io.adreport.reconcile.profiles.ViewRepair;
-import io.adreport.schema.event.DeviceHasher;
-import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
-import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.reconcile.job.ReconcileJob;
+import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.topn.RankedIndexWriter;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.cube.ProfileModel;
+import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
+import io.adreport.schema.profile.ProfileConfig;
+import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -39,7 +41,7 @@ public final class Reconciler {
 
     private final Configuration jobConf;
     private final TableLayout layout;
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final DayCloseProtocol close;
     private final RankedIndexWriter index;
     private final Clock clock;
@@ -55,8 +57,8 @@ public final class Reconciler {
         this.jobConf = new Configuration(conf);
         config.applyTo(jobConf);
         this.layout = layout;
-        this.meta = new MetaStore(connection, layout, clock);
-        this.close = new DayCloseProtocol(meta, clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.meta = new DayStatusStore(connection, layout, clock);
+        this.close = new DayCloseProtocol(meta, new HeartbeatStore(connection, layout, clock), clock, sleeper, config.grace(), config.liveness(), config.poll());
         this.index = new RankedIndexWriter(connection, layout);
         this.clock = clock;
     }
@@ -224,7 +226,7 @@ public final class Reconciler {
     }
 
     /** The states of the days in [from, to] (the scheduler's view of what is due). */
-    public Map<LocalDate, MetaStore.DayState> dayStates(LocalDate from, LocalDate toInclusive) {
+    public Map<LocalDate, DayState> dayStates(LocalDate from, LocalDate toInclusive) {
         return meta.days(from, toInclusive);
     }
 

@@ -8,7 +8,9 @@ import io.adreport.reconcile.Recount.Cell;
 import io.adreport.reconcile.Recount.Ev;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
@@ -113,8 +115,8 @@ class BulkCorrectionTest {
     void a_bulk_load_of_a_day_that_was_not_closed_fails_loudly_and_loads_nothing() throws Exception {
         Day day = damagedDay("unclosed");
         Map<String, String> before = day.live.snapshot();
-        MetaStore meta = new MetaStore(hbase.connection(), day.layout, clock);
-        assertEquals(MetaStore.DayStatus.LIVE, meta.day(D).status(), "nobody closed the day: aggregators may still count it");
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), day.layout, clock);
+        assertEquals(DayStatus.LIVE, meta.day(D).status(), "nobody closed the day: aggregators may still count it");
         org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(hbase.configuration());
         ReconcileConfig.of(Map.of("reconcile.bulk.min.cells", "0", "reconcile.splits", "2", "reconcile.reducers", "2",
                 "reconcile.tmp.dir", "target/reconcile-tmp")).applyTo(conf);
@@ -123,7 +125,7 @@ class BulkCorrectionTest {
         java.io.IOException e = assertThrows(java.io.IOException.class, () -> Reconciler.run(conf, day.layout, D, false));
         assertTrue(e.getMessage().contains("failed"), e.getMessage());
         assertEquals(before, day.live.snapshot(), "no correction was loaded");
-        assertEquals(MetaStore.DayStatus.LIVE, meta.day(D).status());
+        assertEquals(DayStatus.LIVE, meta.day(D).status());
 
         // Through the protocol the same day is loaded.
         day.reconciler("0").reconcile(D, false, null);
@@ -175,22 +177,22 @@ class BulkCorrectionTest {
     private final class Day {
         final TableLayout layout;
         final LivePath live;
-        final MetaStore meta;
+        final HeartbeatStore heartbeats;
 
         Day(TableLayout layout) {
             this.layout = layout;
             this.live = new LivePath(hbase.connection(), layout);
-            this.meta = new MetaStore(hbase.connection(), layout, clock);
+            this.heartbeats = new HeartbeatStore(hbase.connection(), layout, clock);
         }
 
         /** A reconciler whose sleeper lets the one live aggregator acknowledge the close. */
         Reconciler reconciler(String bulkMinCells) {
-            meta.heartbeat("agg-1", Set.of());
+            heartbeats.heartbeat("agg-1", Set.of());
             ReconcileConfig config = ReconcileConfig.of(Map.of("reconcile.splits", "2", "reconcile.reducers", "2",
                     "reconcile.grace.ms", "5000", "reconcile.poll.ms", "200", "reconcile.bulk.min.cells", bulkMinCells,
                     "reconcile.tmp.dir", "target/reconcile-tmp"));
             return new Reconciler(hbase.configuration(), hbase.connection(), layout, config, clock, d -> {
-                meta.heartbeat("agg-1", Set.of(D));
+                heartbeats.heartbeat("agg-1", Set.of(D));
                 clock.advance(d);
             });
         }

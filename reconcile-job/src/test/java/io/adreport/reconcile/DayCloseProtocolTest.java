@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.schema.cube.CubeLoader;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
@@ -29,7 +31,8 @@ class DayCloseProtocolTest {
     private static final Duration GRACE = Duration.ofSeconds(10);
     private static final Duration LIVENESS = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(500);
-    private static MetaStore meta;
+    private static DayStatusStore meta;
+    private static HeartbeatStore heartbeats;
     private static MutableClock clock;
 
     @BeforeAll
@@ -37,21 +40,22 @@ class DayCloseProtocolTest {
         TableLayout layout = new TableLayout(ReconcileJobTest.smallCube(), hbase.freshNamespace("close"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
         clock = new MutableClock(D.plusDays(1).atTime(3, 0).toInstant(ZoneOffset.UTC));
-        meta = new MetaStore(hbase.connection(), layout, clock);
+        meta = new DayStatusStore(hbase.connection(), layout, clock);
+        heartbeats = new HeartbeatStore(hbase.connection(), layout, clock);
     }
 
     @Test
     void waits_for_a_live_aggregator_to_acknowledge_after_the_closing_mark() throws Exception {
         clock.advance(Duration.ofHours(1)); // aggregators of other tests are no longer live
-        meta.heartbeat("agg-waited", Set.of());
+        heartbeats.heartbeat("agg-waited", Set.of());
         AtomicInteger polls = new AtomicInteger();
-        DayCloseProtocol close = new DayCloseProtocol(meta, clock, d -> {
+        DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
             clock.advance(d);
             if (polls.incrementAndGet() == 3) {
-                assertEquals(MetaStore.DayStatus.CLOSING, meta.day(D).status());
-                meta.heartbeat("agg-waited", Set.of(D)); // stopped D, flushed, acknowledged
+                assertEquals(DayStatus.CLOSING, meta.day(D).status());
+                heartbeats.heartbeat("agg-waited", Set.of(D)); // stopped D, flushed, acknowledged
             } else {
-                meta.heartbeat("agg-waited", Set.of());
+                heartbeats.heartbeat("agg-waited", Set.of());
             }
         }, GRACE, LIVENESS, POLL);
         Instant start = clock.instant();
@@ -68,12 +72,12 @@ class DayCloseProtocolTest {
     void proceeds_after_the_grace_period_when_a_live_aggregator_stays_silent_and_ignores_stopped_ones() throws Exception {
         LocalDate day = D.minusDays(1);
         clock.advance(Duration.ofHours(1));
-        meta.heartbeat("agg-stopped", Set.of());
+        heartbeats.heartbeat("agg-stopped", Set.of());
         clock.advance(Duration.ofMinutes(10)); // agg-stopped's heartbeat is now far too old
-        meta.heartbeat("agg-silent", Set.of());
-        DayCloseProtocol close = new DayCloseProtocol(meta, clock, d -> {
+        heartbeats.heartbeat("agg-silent", Set.of());
+        DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
             clock.advance(d);
-            meta.heartbeat("agg-silent", Set.of()); // alive, never acknowledges
+            heartbeats.heartbeat("agg-silent", Set.of()); // alive, never acknowledges
         }, GRACE, LIVENESS, POLL);
         Instant start = clock.instant();
 
@@ -82,20 +86,20 @@ class DayCloseProtocolTest {
         assertTrue(Duration.between(start, clock.instant()).compareTo(GRACE) >= 0, "it waited the whole grace period");
         assertTrue(outcome.unacknowledged().contains("agg-silent"));
         assertTrue(outcome.notLive().contains("agg-stopped"));
-        assertEquals(MetaStore.DayStatus.CLOSING, meta.day(day).status());
+        assertEquals(DayStatus.CLOSING, meta.day(day).status());
     }
 
     @Test
     void a_re_run_does_not_wait_again_for_an_aggregator_that_acknowledged_the_day_before() throws Exception {
         LocalDate day = D.minusDays(3);
         clock.advance(Duration.ofHours(1));
-        meta.heartbeat("agg-rerun", Set.of(day)); // closed and acknowledged in an earlier run: it stays stopped for the day
+        heartbeats.heartbeat("agg-rerun", Set.of(day)); // closed and acknowledged in an earlier run: it stays stopped for the day
         clock.advance(Duration.ofSeconds(1));
         AtomicInteger polls = new AtomicInteger();
-        DayCloseProtocol close = new DayCloseProtocol(meta, clock, d -> {
+        DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
             clock.advance(d);
             polls.incrementAndGet();
-            meta.heartbeat("agg-rerun", Set.of()); // its next ordinary heartbeat, after the new closing mark
+            heartbeats.heartbeat("agg-rerun", Set.of()); // its next ordinary heartbeat, after the new closing mark
         }, GRACE, LIVENESS, POLL);
 
         DayCloseProtocol.Outcome outcome = close.close(day);
@@ -107,7 +111,7 @@ class DayCloseProtocolTest {
     @Test
     void closes_at_once_when_no_aggregator_is_alive() throws Exception {
         clock.advance(Duration.ofHours(1));
-        DayCloseProtocol close = new DayCloseProtocol(meta, clock, d -> {
+        DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
             throw new AssertionError("nothing to wait for");
         }, GRACE, LIVENESS, POLL);
         DayCloseProtocol.Outcome outcome = close.close(D.minusDays(2));

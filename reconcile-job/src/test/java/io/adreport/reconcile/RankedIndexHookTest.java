@@ -7,7 +7,7 @@ import io.adreport.reconcile.Recount.Ev;
 import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -72,7 +72,7 @@ class RankedIndexHookTest {
         Reconciler reconciler = new Reconciler(hbase.configuration(), hbase.connection(), layout,
                 ReconcileConfig.of(Map.of("reconcile.grace.ms", "0", "reconcile.splits", "2", "reconcile.tmp.dir", "target/reconcile-tmp")),
                 clock, clock::advance);
-        MetaStore meta = new MetaStore(hbase.connection(), layout, clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), layout, clock);
         RankedIndexWriter writer = new RankedIndexWriter(hbase.connection(), layout);
         for (LocalDate d = D.withDayOfMonth(1); d.getMonth() == D.getMonth(); d = d.plusDays(1)) {
             if (!d.equals(D)) { // the rest of the month: reconciled, no traffic, empty lists

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.reconcile.report.DriftReport;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
@@ -29,14 +29,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ReconcileCatchUpTest {
     private static final ReconcileConfig CONFIG = ReconcileConfig.of(Map.of("reconcile.time", "03:00", "reconcile.lookback.days", "3"));
 
-    private static MetaStore meta(MiniHBase hbase, MutableClock clock, String hint) throws Exception {
+    private static DayStatusStore meta(MiniHBase hbase, MutableClock clock, String hint) throws Exception {
         TableLayout layout = new TableLayout(ReconcileJobTest.smallCube(), hbase.freshNamespace(hint));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        return new MetaStore(hbase.connection(), layout, clock);
+        return new DayStatusStore(hbase.connection(), layout, clock);
     }
 
     /** What the reconciler records: closing, then reconciled. */
-    private static DriftReport reconcile(MetaStore meta, LocalDate day) throws InterruptedException {
+    private static DriftReport reconcile(DayStatusStore meta, LocalDate day) throws InterruptedException {
         Thread.sleep(2); // the server timestamp of this close is after any earlier late mark
         meta.markClosing(day);
         DriftReport r = new DriftReport(day, DriftReport.RECONCILED, Instant.EPOCH, Instant.EPOCH, 0, false,
@@ -49,7 +49,7 @@ class ReconcileCatchUpTest {
     void after_a_three_day_gap_start_reconciles_every_unsettled_day_of_the_window_oldest_first(MiniHBase hbase) throws Exception {
         LocalDate today = LocalDate.of(2026, 11, 30);
         MutableClock clock = new MutableClock(today.minusDays(3).atTime(3, 0).toInstant(ZoneOffset.UTC));
-        MetaStore meta = meta(hbase, clock, "catchup");
+        DayStatusStore meta = meta(hbase, clock, "catchup");
         reconcile(meta, today.minusDays(4)); // the last night before the gap reconciled its yesterday
         reconcile(meta, today.minusDays(3).minusDays(2)); // and an older day, outside the window later
         clock.set(today.atTime(10, 0).toInstant(ZoneOffset.UTC)); // three nights missed, started at 10:00
@@ -77,7 +77,7 @@ class ReconcileCatchUpTest {
     void a_day_that_closes_after_its_nightly_time_is_not_caught_up_early(MiniHBase hbase) throws Exception {
         LocalDate today = LocalDate.of(2026, 10, 30);
         MutableClock clock = new MutableClock(today.atTime(2, 0).toInstant(ZoneOffset.UTC));
-        MetaStore meta = meta(hbase, clock, "early");
+        DayStatusStore meta = meta(hbase, clock, "early");
         ReconcileScheduler s = new ReconcileScheduler(CONFIG, clock, meta::days, day -> reconcile(meta, day));
         assertEquals(List.of(), s.catchUpDays(clock.instant()), "a fresh stack (no day ever closed) does not catch up");
         reconcile(meta, today.minusDays(5)); // the stack ran before: the day before the window was reconciled
@@ -91,7 +91,7 @@ class ReconcileCatchUpTest {
     void a_reconciled_day_that_got_late_events_is_reconciled_again_the_next_night_and_only_then(MiniHBase hbase) throws Exception {
         LocalDate today = LocalDate.of(2026, 9, 30);
         MutableClock clock = new MutableClock(today.atTime(3, 0).toInstant(ZoneOffset.UTC));
-        MetaStore meta = meta(hbase, clock, "rerun");
+        DayStatusStore meta = meta(hbase, clock, "rerun");
         List<LocalDate> asked = new CopyOnWriteArrayList<>();
         ReconcileScheduler s = new ReconcileScheduler(CONFIG, clock, meta::days, day -> {
             asked.add(day);

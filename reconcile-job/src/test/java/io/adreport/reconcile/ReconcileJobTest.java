@@ -13,7 +13,10 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.event.RawEventCodec;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -63,7 +66,8 @@ class ReconcileJobTest {
     void a_damaged_day_is_recounted_exactly_dry_run_writes_nothing_and_a_second_run_writes_zero_cells() throws Exception {
         TableLayout layout = tables("faults");
         LivePath live = new LivePath(hbase.connection(), layout);
-        MetaStore meta = new MetaStore(hbase.connection(), layout, clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), layout, clock);
+        HeartbeatStore heartbeats = new HeartbeatStore(hbase.connection(), layout, clock);
 
         // Healthy traffic on D, the day before and the day after.
         List<Ev> imps = new ArrayList<>();
@@ -166,13 +170,13 @@ class ReconcileJobTest {
 
         // Dry run: the same figures, nothing written, the day not closed.
         Reconciler reconciler = reconciler(layout, d -> {
-            meta.heartbeat("agg-1", Set.of(D)); // the aggregator stops D, flushes, acknowledges
+            heartbeats.heartbeat("agg-1", Set.of(D)); // the aggregator stops D, flushes, acknowledges
             clock.advance(d);
         });
-        meta.heartbeat("agg-1", Set.of());
+        heartbeats.heartbeat("agg-1", Set.of());
         DriftReport dry = reconciler.reconcile(D, true, null);
         assertEquals(before, live.snapshot(), "a dry run writes nothing");
-        assertEquals(MetaStore.DayStatus.LIVE, meta.day(D).status());
+        assertEquals(DayStatus.LIVE, meta.day(D).status());
         assertFigures(dry, drift, eventsOfD);
         assertTrue(dry.dryRun());
 
@@ -184,8 +188,8 @@ class ReconcileJobTest {
         assertEquals(exact, after, "every counter cell of D equals the recount");
         assertEquals(otherDays(before, layout), otherDays(live.snapshot(), layout), "cells of other days are untouched");
         assertTrue(live.snapshot().keySet().stream().anyMatch(k -> k.endsWith("|legacy")), "foreign columns are left alone");
-        MetaStore.DayState state = meta.day(D);
-        assertEquals(MetaStore.DayStatus.RECONCILED, state.status());
+        DayState state = meta.day(D);
+        assertEquals(DayStatus.RECONCILED, state.status());
         assertEquals(report, DriftReport.fromJson(state.driftJson()), "the stored report is the report");
 
         // A second run over unchanged data writes no cell.
@@ -202,7 +206,8 @@ class ReconcileJobTest {
     void events_stored_for_the_day_while_the_job_runs_are_counted_exactly_by_the_next_run() throws Exception {
         TableLayout layout = tables("concurrent");
         LivePath live = new LivePath(hbase.connection(), layout);
-        MetaStore meta = new MetaStore(hbase.connection(), layout, clock);
+        DayStatusStore meta = new DayStatusStore(hbase.connection(), layout, clock);
+        HeartbeatStore heartbeats = new HeartbeatStore(hbase.connection(), layout, clock);
         List<Ev> imps = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             Ev e = impression("imp-" + i, at(D));
@@ -215,10 +220,10 @@ class ReconcileJobTest {
         }
         live.flush();
         // A live aggregator that never acknowledges: the close proceeds after the grace period.
-        meta.heartbeat("agg-silent", Set.of());
+        heartbeats.heartbeat("agg-silent", Set.of());
         Reconciler reconciler = reconciler(layout, d -> {
             clock.advance(d);
-            meta.heartbeat("agg-silent", Set.of());
+            heartbeats.heartbeat("agg-silent", Set.of());
         });
 
         // While the job runs, events for D keep arriving; D is closed, so they are stored, not counted live.
@@ -227,7 +232,7 @@ class ReconcileJobTest {
         Random writerRnd = new Random(7);
         Thread writer = new Thread(() -> {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (meta.day(D).status() != MetaStore.DayStatus.CLOSING && System.nanoTime() < deadline) {
+            while (meta.day(D).status() != DayStatus.CLOSING && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             for (int k = 0; !jobDone.get() && k < 100 && System.nanoTime() < deadline; k++) {

@@ -71,7 +71,7 @@ public final class ReportFixture {
         adv2Key = deps.keys().create("advertiser:adv2");
         pub1Key = deps.keys().create("publisher:pub1");
         app = ReportApi.create(deps, // the dashboard's budget card reads the campaign routes
-                CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
+                CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
         baseUrl = "http://127.0.0.1:" + app.port();
         Runtime.getRuntime().addShutdownHook(new Thread(app::stop));
     }

@@ -1,22 +1,22 @@
 package io.adreport.serving;
 
+import io.adreport.campaigns.budget.BudgetReader;
+import io.adreport.campaigns.budget.PacingRates;
+import io.adreport.campaigns.registry.CampaignRegistry;
 import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
-import io.adreport.schema.inventory.ZoneStore;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.inventory.ZoneStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.check.AdController;
 import io.adreport.serving.check.CapDecider;
 import io.adreport.serving.check.CheckController;
 import io.adreport.serving.pacing.PacingService;
-import io.adreport.campaigns.registry.CampaignRegistry;
-import io.adreport.campaigns.budget.BudgetReader;
-import io.adreport.campaigns.budget.PacingRates;
-import io.adreport.schema.meta.MetaStore;
 import io.javalin.http.HandlerType;
 import java.time.Clock;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class ServingRoutes implements AutoCloseable {
         CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
         PacingService pacing = BudgetReader.supported(layout)
-                ? new PacingService(registry, new BudgetReader(connection, layout, new MetaStore(connection, layout, clock), clock), clock, metrics,
+                ? new PacingService(registry, new BudgetReader(connection, layout, new DayStatusStore(connection, layout, clock), clock), clock, metrics,
                         config.pacingLookahead())
                         .start(config.pacingInterval())
                 : null;

@@ -109,7 +109,7 @@ class BudgetTest {
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of("serve.registry.refresh.ms", "60000", "serve.pacing.interval.ms", "60000",
                         "serve.deadline.ms", "5000")), clock, metrics);
-        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 serving.rates()).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();
         analyst = deps.keys().create("analyst");

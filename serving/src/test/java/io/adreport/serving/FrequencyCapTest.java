@@ -359,7 +359,7 @@ class FrequencyCapTest {
     }
 
     private String deps(String role) throws Exception {
-        return io.adreport.report.api.ReportApi.apiKeys(new io.adreport.schema.meta.MetaStore(hbase.connection(), layout, clock),
+        return io.adreport.report.api.ReportApi.apiKeys(new io.adreport.schema.meta.ApiKeyStore(hbase.connection(), layout, clock),
                 layout.cube(), ReportConfig.defaults(), clock).create(role);
     }
 

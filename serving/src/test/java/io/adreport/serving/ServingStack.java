@@ -79,7 +79,7 @@ final class ServingStack implements AutoCloseable {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(merged(Map.of("serve.registry.refresh.ms", "100"), serveSettings)), clock, metrics);
-        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();
         analyst = deps.keys().create("analyst");

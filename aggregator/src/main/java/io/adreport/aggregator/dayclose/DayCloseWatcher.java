@@ -1,6 +1,7 @@
 package io.adreport.aggregator.dayclose;
 
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.time.UtcDay;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * with the {@link SendGate} (a flush batch call, or one event's naive increments), (2) asks the
  * gate which closed days are quiet — no registered call carries their cells, no uncertain call
  * of theirs may still be applied — waiting up to one poll interval, and (3) writes
- * {@code MetaStore.heartbeat(id, quietDays)}: the acknowledgement the nightly job waits for means
+ * {@code HeartbeatStore.heartbeat(id, quietDays)}: the acknowledgement the nightly job waits for means
  * "no increment of these days is in flight or will be sent by me". A day that is not quiet yet is
  * acknowledged by a later poll; heartbeats go on meanwhile, so the job keeps counting this
  * aggregator as live and waits for it. Without news it heartbeats every heartbeat interval.
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * again the next night only if something else marks it (late events, an unacknowledged close).
  *
  * <p>Late events: {@link #noteLate} records a closed day for which an event was stored; the next
- * poll writes {@code MetaStore.markLate(day)} so that a day reconciled before that event is
+ * poll writes {@code DayStatusStore.markLate(day)} so that a day reconciled before that event is
  * reconciled again the next night. (The mark follows the raw write: a crash between the two loses
  * the mark, not the event.)
  *
@@ -68,7 +69,8 @@ import org.slf4j.LoggerFactory;
 public final class DayCloseWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DayCloseWatcher.class);
 
-    private final MetaStore meta;
+    private final DayStatusStore meta;
+    private final HeartbeatStore heartbeats;
     private final Clock clock;
     private final String aggregatorId;
     private final int windowDays;
@@ -84,10 +86,11 @@ public final class DayCloseWatcher implements AutoCloseable {
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
 
     /** @param instances the aggregator.instances setting, declared in every heartbeat */
-    public DayCloseWatcher(MetaStore meta, Clock clock, String aggregatorId, int windowDays, Duration heartbeatInterval, SendGate gate,
-                           int instances) {
+    public DayCloseWatcher(DayStatusStore meta, HeartbeatStore heartbeats, Clock clock, String aggregatorId, int windowDays,
+                           Duration heartbeatInterval, SendGate gate, int instances) {
         this.instances = instances;
         this.meta = meta;
+        this.heartbeats = heartbeats;
         this.clock = clock;
         this.aggregatorId = aggregatorId;
         this.windowDays = windowDays;
@@ -140,7 +143,7 @@ public final class DayCloseWatcher implements AutoCloseable {
             boolean news = !acknowledged.containsAll(quiet);
             long now = clock.millis();
             if (news || lastHeartbeatMillis == Long.MIN_VALUE || now - lastHeartbeatMillis >= heartbeatInterval.toMillis()) {
-                meta.heartbeat(aggregatorId, quiet, expiry(), instances);
+                heartbeats.heartbeat(aggregatorId, quiet, expiry(), instances);
                 acknowledged = Set.copyOf(quiet);
                 lastHeartbeatMillis = now;
             }
@@ -199,7 +202,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     public void close() {
         stopPolling();
         try {
-            meta.heartbeat(aggregatorId, acknowledged, Duration.ZERO, instances);
+            heartbeats.heartbeat(aggregatorId, acknowledged, Duration.ZERO, instances);
         } catch (RuntimeException e) {
             LOG.warn("could not retire aggregator {} in meta ({}); a day close waits for its heartbeat to expire", aggregatorId,
                     e.toString());

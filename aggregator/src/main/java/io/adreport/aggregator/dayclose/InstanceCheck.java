@@ -1,6 +1,6 @@
 package io.adreport.aggregator.dayclose;
 
-import io.adreport.schema.meta.MetaStore.AggregatorState;
+import io.adreport.schema.meta.AggregatorState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

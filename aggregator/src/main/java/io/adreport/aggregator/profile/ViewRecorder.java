@@ -1,12 +1,12 @@
 package io.adreport.aggregator.profile;
 
 import io.adreport.aggregator.TableSource;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.EventIndexCells;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;

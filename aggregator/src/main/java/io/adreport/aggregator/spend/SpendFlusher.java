@@ -1,9 +1,9 @@
 package io.adreport.aggregator.spend;
 
 import io.adreport.aggregator.TableSource;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.spend.SpendRows;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.adreport.schema.meta.MetaStore.AggregatorState;
+import io.adreport.schema.meta.AggregatorState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

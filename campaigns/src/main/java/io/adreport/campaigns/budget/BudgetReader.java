@@ -1,17 +1,19 @@
 package io.adreport.campaigns.budget;
 
-import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.campaign.Budget;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
-import io.adreport.schema.profile.ProfileModel;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.spend.SpendRows;
 import io.adreport.schema.spend.SpendStore;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -58,7 +60,7 @@ public final class BudgetReader {
 
     private final Connection connection;
     private final TableLayout layout;
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final Clock clock;
     private final SpendStore spend;
     private final Rollup rollup;
@@ -66,7 +68,7 @@ public final class BudgetReader {
     private final byte[] spendQualifier;
     private final Map<String, Long> exactCache = new ConcurrentHashMap<>();
 
-    public BudgetReader(Connection connection, TableLayout layout, MetaStore meta, Clock clock) {
+    public BudgetReader(Connection connection, TableLayout layout, DayStatusStore meta, Clock clock) {
         this.connection = connection;
         this.layout = layout;
         this.meta = meta;
@@ -104,12 +106,12 @@ public final class BudgetReader {
         LocalDate lastDayOfToday = UtcDay.dateOf(Instant.ofEpochMilli(dayEnd - 1));
         days.add(firstDayOfToday);
         days.add(lastDayOfToday);
-        Map<LocalDate, MetaStore.DayState> states = meta.days(days.first(), days.last());
+        Map<LocalDate, DayState> states = meta.days(days.first(), days.last());
 
         // Lifetime: live cells, each reconciled day's live total replaced by its exact total.
         long lifetime = s.lifetimeMicros();
         for (LocalDate d : days) {
-            MetaStore.DayState st = states.get(d);
+            DayState st = states.get(d);
             if (reconciled(st)) {
                 lifetime += exactDay(c, d, st) - s.days().getOrDefault(d, 0L);
             }
@@ -121,7 +123,7 @@ public final class BudgetReader {
         }
         quarters.putAll(restrict(s.quarters(), dayStart, dayEnd));
         for (LocalDate d = firstDayOfToday; !d.isAfter(lastDayOfToday); d = d.plusDays(1)) {
-            MetaStore.DayState st = states.get(d);
+            DayState st = states.get(d);
             if (reconciled(st)) {
                 long from = Math.max(dayStart, d.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli());
                 long to = Math.min(dayEnd, d.plusDays(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli());
@@ -165,8 +167,8 @@ public final class BudgetReader {
                 new BudgetStatus.Pacing(null, target, now.toString(), fraction), burn);
     }
 
-    private static boolean reconciled(MetaStore.DayState st) {
-        return st != null && st.status() == MetaStore.DayStatus.RECONCILED;
+    private static boolean reconciled(DayState st) {
+        return st != null && st.status() == DayStatus.RECONCILED;
     }
 
     private static Map<Long, Long> restrict(Map<Long, Long> quarters, long from, long to) {
@@ -180,7 +182,7 @@ public final class BudgetReader {
     }
 
     /** Exact spend of a reconciled UTC day from the rollup's day bucket (or its quarters). */
-    private long exactDay(Campaign c, LocalDate d, MetaStore.DayState st) throws IOException {
+    private long exactDay(Campaign c, LocalDate d, DayState st) throws IOException {
         String key = c.key() + "\0" + d + "\0" + st.reconciledAt();
         Long cached = exactCache.get(key);
         if (cached != null) {

@@ -1,7 +1,8 @@
 package io.adreport.http.auth;
 
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.meta.KeyRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Keys.</b> {@value #PREFIX} followed by 32 bytes (256 bits) of {@link SecureRandom},
  * base64url without padding. Only the SHA-256 of the whole key (hex) is stored, in the meta
- * table ({@link MetaStore#putKey}); the key itself is shown once, by {@link #create}. A plain
+ * table ({@link ApiKeyStore#putKey}); the key itself is shown once, by {@link #create}. A plain
  * hash is enough (no salt or stretching) because the key is random with 256 bits of entropy,
  * not a password.
  *
@@ -53,7 +54,7 @@ public final class ApiKeys {
     private record Cached(Optional<Role> role, Instant expires) {
     }
 
-    private final MetaStore meta;
+    private final ApiKeyStore meta;
     private final Cube cube;
     private final Clock clock;
     private final Duration ttl;
@@ -62,7 +63,7 @@ public final class ApiKeys {
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
     private final LongAdder lookups = new LongAdder();
 
-    public ApiKeys(MetaStore meta, Cube cube, Clock clock, Duration ttl, int maxEntries) {
+    public ApiKeys(ApiKeyStore meta, Cube cube, Clock clock, Duration ttl, int maxEntries) {
         this.meta = meta;
         this.cube = cube;
         this.clock = clock;
@@ -104,7 +105,7 @@ public final class ApiKeys {
             if (!prefix.matches("[0-9a-f]{8,64}")) {
                 throw new IllegalArgumentException("give the key (" + PREFIX + "...) or at least 8 hex digits of its hash");
             }
-            List<String> matches = meta.keys().stream().map(MetaStore.KeyRecord::hash).filter(h -> h.startsWith(prefix)).toList();
+            List<String> matches = meta.keys().stream().map(KeyRecord::hash).filter(h -> h.startsWith(prefix)).toList();
             if (matches.size() != 1) {
                 throw new IllegalArgumentException(matches.isEmpty() ? "no key hash starts with " + prefix
                         : matches.size() + " key hashes start with " + prefix + "; give more digits");
@@ -166,7 +167,7 @@ public final class ApiKeys {
             return c.role();
         }
         lookups.increment();
-        Optional<Role> role = meta.key(hash).filter(MetaStore.KeyRecord::active).flatMap(this::roleOf);
+        Optional<Role> role = meta.key(hash).filter(KeyRecord::active).flatMap(this::roleOf);
         if (cache.size() >= maxEntries) {
             cache.clear();
         }
@@ -179,7 +180,7 @@ public final class ApiKeys {
         return lookups.sum();
     }
 
-    private Optional<Role> roleOf(MetaStore.KeyRecord k) {
+    private Optional<Role> roleOf(KeyRecord k) {
         try {
             return Optional.of(Role.parse(k.role(), cube));
         } catch (IllegalArgumentException e) {

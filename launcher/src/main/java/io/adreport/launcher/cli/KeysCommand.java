@@ -4,7 +4,7 @@ import io.adreport.client.cli.Args;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
 import io.adreport.http.auth.ApiKeys;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.ApiKeyStore;
 import java.io.PrintStream;
 import java.time.Clock;
 import org.apache.hadoop.hbase.client.Connection;
@@ -20,7 +20,7 @@ final class KeysCommand {
         }
         ReportConfig config = ReportConfig.from(ctx.settings().resolve(ReportConfig.DEF));
         try (Connection c = ctx.connect()) {
-            ApiKeys keys = ReportApi.apiKeys(new MetaStore(c, ctx.layout(), Clock.systemUTC()), ctx.cube(), config, Clock.systemUTC());
+            ApiKeys keys = ReportApi.apiKeys(new ApiKeyStore(c, ctx.layout(), Clock.systemUTC()), ctx.cube(), config, Clock.systemUTC());
             switch (args.positionals().get(0)) {
                 case "add" -> {
                     Commands.expect(args, 1, "keys add --role analyst|adserver|privacy|advertiser:ID|publisher:ID");

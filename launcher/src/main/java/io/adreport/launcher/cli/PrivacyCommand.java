@@ -2,11 +2,11 @@ package io.adreport.launcher.cli;
 
 import io.adreport.client.cli.Args;
 import io.adreport.launcher.local.Services;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.privacy.Deletion;
 import io.adreport.schema.privacy.DeletionStep;
 import io.adreport.schema.privacy.DeletionStore;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import java.io.PrintStream;
 import java.time.Clock;

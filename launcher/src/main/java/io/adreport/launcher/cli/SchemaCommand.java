@@ -1,7 +1,7 @@
 package io.adreport.launcher.cli;
 
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.table.SchemaApplier;
 import java.io.PrintStream;
 import org.apache.hadoop.hbase.client.Admin;

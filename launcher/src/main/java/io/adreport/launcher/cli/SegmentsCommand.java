@@ -2,8 +2,8 @@ package io.adreport.launcher.cli;
 
 import io.adreport.client.cli.Args;
 import io.adreport.launcher.local.Services;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.serving.segments.SegmentLoader;
 import java.io.PrintStream;

@@ -3,7 +3,7 @@ package io.adreport.launcher.cli;
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.dayclose.InstanceCheck;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.launcher.local.Services;
 import io.adreport.schema.metrics.Metrics;
 import io.javalin.Javalin;
@@ -33,7 +33,7 @@ final class ServiceCommand {
             AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
             try {
                 InstanceCheck.checkJoin(config.aggregatorId(), config.instances(),
-                        new MetaStore(connection, ctx.layout(), clock).aggregators(), clock.instant(),
+                        new HeartbeatStore(connection, ctx.layout(), clock).aggregators(), clock.instant(),
                         config.heartbeatInterval().multipliedBy(3));
             } catch (IllegalStateException e) {
                 connection.close();

@@ -4,20 +4,20 @@ import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.TableSource;
 import io.adreport.campaigns.CampaignRoutes;
-import io.adreport.launcher.cli.Context;
-import io.adreport.report.ReportConfig;
 import io.adreport.http.ApiRoute;
-import io.adreport.report.api.ReportApi;
+import io.adreport.launcher.cli.Context;
 import io.adreport.privacy.PrivacyConfig;
 import io.adreport.privacy.PrivacyRoutes;
+import io.adreport.report.ReportConfig;
+import io.adreport.report.api.ReportApi;
 import java.util.ArrayList;
 import java.util.List;
+import io.adreport.reconcile.Reconciler;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.reconcile.Reconciler;
 import io.adreport.schema.profile.ProfileConfig;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.serving.ServeConfig;
 import io.adreport.serving.ServingRoutes;
@@ -92,7 +92,7 @@ public final class Services {
         PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
                 new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
                 deps.clock(), deps.metrics());
-        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 serving.rates()));
         extra.addAll(serving.routes());
         extra.addAll(privacy.routes());

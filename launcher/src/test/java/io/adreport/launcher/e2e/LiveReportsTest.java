@@ -236,7 +236,7 @@ class LiveReportsTest {
                     + "&granularity=day&metrics=impressions&tz=UTC";
             assertEquals(Map.of(yesterday.toString(), 5L, today.toString(), 3L), perDay(get(api.port(), byDay, analyst)),
                     "live counts, nothing flushed yet");
-            deps.meta().markClosing(yesterday); // the aggregator will not poll meta again within this test
+            deps.days().markClosing(yesterday); // the aggregator will not poll meta again within this test
             Map<String, Long> after = perDay(get(api.port(), byDay, analyst));
             assertEquals(0L, after.getOrDefault(yesterday.toString(), 0L), "yesterday is closed: its live rows are left out");
             assertEquals(3L, after.get(today.toString()), "today's live rows still count");

@@ -1,7 +1,9 @@
 package io.adreport.reconcile.job;
 
 import io.adreport.schema.counting.CounterCells;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.table.TableLayout;
 import java.io.Closeable;
 import java.io.IOException;
@@ -137,8 +139,8 @@ final class BulkCorrections implements Closeable {
         if (files == 0) {
             return;
         }
-        MetaStore.DayState state = new MetaStore(connection, layout, Clock.systemUTC()).day(day);
-        if (state.status() != MetaStore.DayStatus.CLOSING) {
+        DayState state = new DayStatusStore(connection, layout, Clock.systemUTC()).day(day);
+        if (state.status() != DayStatus.CLOSING) {
             throw new IllegalStateException("bulk load of " + cellCount + " corrections of " + day + " refused: the day is "
                     + state.status().name().toLowerCase() + ", not closing — the day-close protocol must have completed"
                     + " (aggregators stopped incrementing the day) before corrections are loaded; run the job through"

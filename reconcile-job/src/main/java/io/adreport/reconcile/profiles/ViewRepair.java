@@ -1,9 +1,9 @@
 package io.adreport.reconcile.profiles;
 
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.profile.ProfileKey;
-import io.adreport.schema.profile.ProfileModel;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.rowkey.KeyRange;

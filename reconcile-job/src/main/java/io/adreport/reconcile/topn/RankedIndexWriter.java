@@ -4,7 +4,9 @@ import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -248,14 +250,14 @@ public final class RankedIndexWriter {
      * Writes the lists of {@code day}'s UTC month when every day of it is {@code reconciled}
      * (and each indexed rollup has every day's list); empty otherwise.
      */
-    public Optional<Written> writeMonthIfComplete(LocalDate day, MetaStore meta) throws IOException {
+    public Optional<Written> writeMonthIfComplete(LocalDate day, DayStatusStore meta) throws IOException {
         YearMonth month = YearMonth.from(day);
         LocalDate first = month.atDay(1);
         LocalDate last = month.atEndOfMonth();
-        Map<LocalDate, MetaStore.DayState> states = meta.days(first, last);
+        Map<LocalDate, DayState> states = meta.days(first, last);
         for (LocalDate d = first; !d.isAfter(last); d = d.plusDays(1)) {
-            MetaStore.DayState s = states.get(d);
-            if (s == null || s.status() != MetaStore.DayStatus.RECONCILED) {
+            DayState s = states.get(d);
+            if (s == null || s.status() != DayStatus.RECONCILED) {
                 return Optional.empty();
             }
         }

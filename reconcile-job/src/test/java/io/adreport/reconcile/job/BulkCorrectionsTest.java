@@ -10,7 +10,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -54,7 +54,7 @@ class BulkCorrectionsTest {
                     .addColumn(TableLayout.COUNTER_FAMILY, cells.qualifier(clicks), t, Bytes.toBytes(9L)));
             hbase.util().flush(layout.counterTable(network));
             table.put(new Put(inMemstore).addColumn(TableLayout.COUNTER_FAMILY, cells.qualifier(impressions), t, Bytes.toBytes(6L)));
-            new MetaStore(hbase.connection(), layout, Clock.systemUTC()).markClosing(D);
+            new DayStatusStore(hbase.connection(), layout, Clock.systemUTC()).markClosing(D);
 
             BulkCorrections bulk = corrections(hbase, layout, cells, "tie");
             int rollup = CUBE.rollups().indexOf(network);

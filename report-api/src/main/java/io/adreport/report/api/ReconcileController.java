@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.adreport.http.auth.AccessPolicy;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;
 import java.time.Clock;
@@ -42,12 +44,12 @@ final class ReconcileController {
     public record DayReports(List<DayReport> days) {
     }
 
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final AccessPolicy policy;
     private final ObjectMapper mapper;
     private final Clock clock;
 
-    ReconcileController(MetaStore meta, AccessPolicy policy, ObjectMapper mapper, Clock clock) {
+    ReconcileController(DayStatusStore meta, AccessPolicy policy, ObjectMapper mapper, Clock clock) {
         this.meta = meta;
         this.policy = policy;
         this.mapper = mapper;
@@ -57,8 +59,8 @@ final class ReconcileController {
     void day(Context ctx) {
         policy.requireAnalyst(BearerAuth.role(ctx), "the drift report");
         LocalDate day = date(ctx.pathParam("day"), "day");
-        MetaStore.DayState s = meta.day(day);
-        if (s.status() == MetaStore.DayStatus.LIVE || (s.driftJson() == null && s.reconciledAt() == null)) {
+        DayState s = meta.day(day);
+        if (s.status() == DayStatus.LIVE || (s.driftJson() == null && s.reconciledAt() == null)) {
             throw new NotFoundResponse(day + " was never reconciled");
         }
         ctx.json(report(s));
@@ -75,11 +77,11 @@ final class ReconcileController {
         if (from.plusDays(MAX_DAYS).isBefore(to)) {
             throw badParam("from", "the range must be at most " + MAX_DAYS + " days");
         }
-        List<DayReport> days = meta.days(from, to).values().stream().filter(MetaStore.DayState::closed).map(this::report).toList();
+        List<DayReport> days = meta.days(from, to).values().stream().filter(DayState::closed).map(this::report).toList();
         ctx.json(new DayReports(days));
     }
 
-    private DayReport report(MetaStore.DayState s) {
+    private DayReport report(DayState s) {
         return new DayReport(s.day().toString(), s.status().name().toLowerCase(java.util.Locale.ROOT),
                 text(s.closingAt()), text(s.reconciledAt()), drift(s.driftJson()));
     }

@@ -12,7 +12,9 @@ import io.adreport.report.query.QueryPlanner;
 import io.adreport.report.query.RankedTopN;
 import io.adreport.report.query.ReportEngine;
 import io.adreport.schema.cube.Cube;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.TableLayout;
 import io.javalin.Javalin;
@@ -20,6 +22,7 @@ import io.javalin.http.HandlerType;
 import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -58,34 +61,41 @@ public final class ReportApi {
     /**
      * What the API needs; one of each per process.
      *
-     * @param cube       the cube
-     * @param layout     table names
-     * @param connection the shared HBase connection
-     * @param meta       day status, drift reports, key hashes
-     * @param keys       API key lookup
-     * @param metrics    the process's metrics registry
-     * @param clock      time for day status and the key cache
-     * @param config     limits and port
+     * @param cube        the cube
+     * @param layout      table names
+     * @param connection  the shared HBase connection
+     * @param days        day status and drift reports
+     * @param aggregators the aggregators' heartbeat rows (where live counts are served)
+     * @param keys        API key lookup
+     * @param metrics     the process's metrics registry
+     * @param clock       time for day status and the key cache
+     * @param config      limits and port
      */
-    public record Deps(Cube cube, TableLayout layout, Connection connection, MetaStore meta, ApiKeys keys,
-                       Metrics metrics, Clock clock, ReportConfig config) {
+    public record Deps(Cube cube, TableLayout layout, Connection connection, DayStatusStore days, HeartbeatStore aggregators,
+                       ApiKeys keys, Metrics metrics, Clock clock, ReportConfig config) {
         public Deps {
             Objects.requireNonNull(cube, "cube");
             Objects.requireNonNull(layout, "layout");
             Objects.requireNonNull(connection, "connection");
-            Objects.requireNonNull(meta, "meta");
+            Objects.requireNonNull(days, "days");
+            Objects.requireNonNull(aggregators, "aggregators");
             Objects.requireNonNull(keys, "keys");
             Objects.requireNonNull(metrics, "metrics");
             Objects.requireNonNull(clock, "clock");
             Objects.requireNonNull(config, "config");
         }
 
-        /** Wires the meta store and key store over {@code connection} for the tables of {@code cube} in {@code namespace}. */
+        /**
+         * Wires the meta table's stores and the key lookup over {@code connection} for the tables of
+         * {@code cube} in {@code namespace}.
+         */
         public static Deps of(Connection connection, Cube cube, String namespace, ReportConfig config, Metrics metrics, Clock clock) {
             TableLayout layout = new TableLayout(cube, namespace);
             // Key lookups and day states are read on every request: bounded like the report's own reads.
-            MetaStore meta = new MetaStore(connection, layout, clock, config.queryTimeout());
-            return new Deps(cube, layout, connection, meta, apiKeys(meta, cube, config, clock), metrics, clock, config);
+            Duration timeout = config.queryTimeout();
+            return new Deps(cube, layout, connection, new DayStatusStore(connection, layout, clock, timeout),
+                    new HeartbeatStore(connection, layout, clock, timeout),
+                    apiKeys(new ApiKeyStore(connection, layout, clock, timeout), cube, config, clock), metrics, clock, config);
         }
     }
 
@@ -93,8 +103,8 @@ public final class ReportApi {
     }
 
     /** The key store the API authenticates with; also what {@code bin/adreport keys} uses. */
-    public static ApiKeys apiKeys(MetaStore meta, Cube cube, ReportConfig config, Clock clock) {
-        return new ApiKeys(meta, cube, clock, config.keyCache(), config.keyCacheSize());
+    public static ApiKeys apiKeys(ApiKeyStore store, Cube cube, ReportConfig config, Clock clock) {
+        return new ApiKeys(store, cube, clock, config.keyCache(), config.keyCacheSize());
     }
 
     /** The app, not started: call {@code start(port)} (e.g. {@code deps.config().port()}). */
@@ -116,10 +126,10 @@ public final class ReportApi {
         QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
         AsyncReads async = new AsyncReads(deps.connection(), cfg.queryTimeout());
         LiveReads live = cfg.liveTimeout().isZero() ? LiveReads.OFF
-                : new LiveReads(deps.meta()::aggregators, deps.meta()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics());
+                : new LiveReads(deps.aggregators()::aggregators, deps.days()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics());
         CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics(), live);
-        RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.meta(), planner, counters,
+        RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.days(), planner, counters,
                 executor, cfg.queryTimeout(), RANKED_MAX_CANDIDATES, deps.metrics());
         ReportEngine engine = new ReportEngine(deps.cube(), planner, counters, cfg.maxResultRows(), ranked, deps.metrics());
 
@@ -127,9 +137,9 @@ public final class ReportApi {
         RollupController rollups = new RollupController(deps.cube(), policy);
         ExportReader exporter = new ExportReader(deps.cube(), deps.connection(), deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics());
-        ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.meta(), async,
+        ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.days(), async,
                 deps.clock(), mapper);
-        ReconcileController reconcile = new ReconcileController(deps.meta(), policy, mapper, deps.clock());
+        ReconcileController reconcile = new ReconcileController(deps.days(), policy, mapper, deps.clock());
         BearerAuth auth = new BearerAuth(deps.keys());
         ErrorMapper errors = new ErrorMapper();
 

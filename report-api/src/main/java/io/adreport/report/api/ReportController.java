@@ -9,7 +9,9 @@ import io.adreport.report.query.ReportResult;
 import io.adreport.report.query.ReportRow;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.query.AsyncReads;
 import io.adreport.report.query.ExportReader;
@@ -56,14 +58,14 @@ final class ReportController {
     private final ReportParams params;
     private final AccessPolicy policy;
     private final ReportEngine engine;
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final Clock clock;
     private final ExportReader exporter;
     private final ObjectMapper mapper;
     private final AsyncReads async;
 
     ReportController(Cube cube, ReportParams params, AccessPolicy policy, ReportEngine engine, ExportReader exporter,
-                     MetaStore meta, AsyncReads async, Clock clock, ObjectMapper mapper) {
+                     DayStatusStore meta, AsyncReads async, Clock clock, ObjectMapper mapper) {
         this.async = async;
         this.exporter = exporter;
         this.mapper = mapper;
@@ -169,14 +171,14 @@ final class ReportController {
         LocalDate first = UtcDay.dateOf(from);
         LocalDate last = UtcDay.dateOf(to.minusNanos(1));
         String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
-        Supplier<Map<LocalDate, MetaStore.DayState>> states = meta.daysLater(first, last, async::scanAll);
+        Supplier<Map<LocalDate, DayState>> states = meta.daysLater(first, last, async::scanAll);
         return () -> marks(states.get(), now);
     }
 
-    private static Map<String, ReportResponse.Day> marks(Map<LocalDate, MetaStore.DayState> states, String now) {
+    private static Map<String, ReportResponse.Day> marks(Map<LocalDate, DayState> states, String now) {
         Map<String, ReportResponse.Day> out = new LinkedHashMap<>();
-        for (MetaStore.DayState d : states.values()) {
-            boolean reconciled = d.status() == MetaStore.DayStatus.RECONCILED;
+        for (DayState d : states.values()) {
+            boolean reconciled = d.status() == DayStatus.RECONCILED;
             out.put(d.day().toString(), new ReportResponse.Day(reconciled ? "reconciled" : "live",
                     reconciled && d.reconciledAt() != null ? DateTimeFormatter.ISO_INSTANT.format(d.reconciledAt()) : now));
         }

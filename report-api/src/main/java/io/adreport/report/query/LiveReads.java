@@ -1,7 +1,7 @@
 package io.adreport.report.query;
 
 import io.adreport.schema.counting.LiveCounts;
-import io.adreport.schema.meta.MetaStore.AggregatorState;
+import io.adreport.schema.meta.AggregatorState;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.time.UtcDay;
 import java.net.URI;
@@ -105,8 +105,8 @@ public final class LiveReads {
     }
 
     /**
-     * @param aggregators the aggregators' heartbeat rows ({@code MetaStore::aggregators})
-     * @param closedDays  the days in [from, to] closing or reconciled ({@code MetaStore::closedDays})
+     * @param aggregators the aggregators' heartbeat rows ({@code HeartbeatStore::aggregators})
+     * @param closedDays  the days in [from, to] closing or reconciled ({@code DayStatusStore::closedDays})
      * @param timeout     deadline of each step's calls
      */
     public LiveReads(Supplier<List<AggregatorState>> aggregators, BiFunction<LocalDate, LocalDate, Set<LocalDate>> closedDays,

@@ -5,7 +5,9 @@ import io.adreport.schema.counting.CounterValues;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayState;
+import io.adreport.schema.meta.DayStatus;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -96,7 +98,7 @@ public final class RankedTopN {
     private final Connection connection;
     private final TableLayout layout;
     private final RowKeyCodec codec;
-    private final MetaStore meta;
+    private final DayStatusStore meta;
     private final QueryPlanner planner;
     private final CounterReader reader;
     private final ExecutorService executor;
@@ -109,7 +111,7 @@ public final class RankedTopN {
     private final Metrics.Counter pruned;
     private final Metrics.Counter monthLists;
 
-    public RankedTopN(Cube cube, Connection connection, TableLayout layout, MetaStore meta, QueryPlanner planner,
+    public RankedTopN(Cube cube, Connection connection, TableLayout layout, DayStatusStore meta, QueryPlanner planner,
                       CounterReader reader, ExecutorService executor, Duration timeout, int maxCandidates, Metrics metrics) {
         this.cube = cube;
         this.connection = connection;
@@ -214,8 +216,8 @@ public final class RankedTopN {
             throw new ReadFailure("reading the ranked index failed: " + e, e);
         }
         Map<LocalDate, Long> out = new LinkedHashMap<>();
-        for (MetaStore.DayState d : meta.days(from, toExclusive.minusDays(1)).values()) {
-            if (d.status() == MetaStore.DayStatus.RECONCILED && gens.containsKey(d.day())) {
+        for (DayState d : meta.days(from, toExclusive.minusDays(1)).values()) {
+            if (d.status() == DayStatus.RECONCILED && gens.containsKey(d.day())) {
                 out.put(d.day(), gens.get(d.day()));
             }
         }

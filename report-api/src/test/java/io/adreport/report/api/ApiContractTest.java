@@ -71,8 +71,8 @@ class ApiContractTest {
     @Test
     void days_are_live_as_of_now_or_reconciled_as_of_the_recount() {
         Instant before = fx.clock.instant();
-        fx.deps.meta().markClosing(LocalDate.parse("2026-10-31"));
-        fx.deps.meta().markReconciled(LocalDate.parse("2026-10-31"), "{\"eventsRead\":1234,\"cellsCorrected\":2}");
+        fx.deps.days().markClosing(LocalDate.parse("2026-10-31"));
+        fx.deps.days().markReconciled(LocalDate.parse("2026-10-31"), "{\"eventsRead\":1234,\"cellsCorrected\":2}");
         JsonNode days = fx.get(BASE, fx.analystKey).json().get("days");
         assertEquals(List.of("2026-10-31", "2026-11-01"), names(days));
         assertEquals("reconciled", days.get("2026-10-31").get("status").asText());
@@ -86,7 +86,7 @@ class ApiContractTest {
 
     @Test
     void the_drift_report_is_passed_through_and_a_day_never_reconciled_is_404() {
-        fx.deps.meta().markReconciled(LocalDate.parse("2026-10-30"), "{\"eventsRead\":77,\"perRollup\":{\"campaign\":{\"corrected\":3}}}");
+        fx.deps.days().markReconciled(LocalDate.parse("2026-10-30"), "{\"eventsRead\":77,\"perRollup\":{\"campaign\":{\"corrected\":3}}}");
         ReportFixture.Reply r = fx.get("/v1/reconcile/2026-10-30", fx.analystKey);
         assertEquals(200, r.status(), r.body());
         assertEquals("reconciled", r.json().get("status").asText());

@@ -11,7 +11,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.adreport.report.Recount;
 import io.adreport.report.ReportCheck;
 import io.adreport.report.ReportFixture;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
@@ -22,6 +24,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
@@ -209,8 +212,8 @@ class ExportTest {
 
     @Test
     void every_answer_marks_its_days_live_or_reconciled() throws Exception {
-        fx.deps.meta().markClosing(LocalDate.parse("2026-11-02"));
-        fx.deps.meta().markReconciled(LocalDate.parse("2026-11-02"), "{\"eventsRead\":1}");
+        fx.deps.days().markClosing(LocalDate.parse("2026-11-02"));
+        fx.deps.days().markReconciled(LocalDate.parse("2026-11-02"), "{\"eventsRead\":1}");
         ReportCheck c = ReportCheck.of("campaign", "2026-10-31", "2026-11-03").granularity("day").groupBy("advertiser", "campaign");
         JsonNode jsonDays = fx.get(c.path(null), fx.analystKey).json().get("days");
         assertEquals("reconciled", jsonDays.get("2026-11-02").get("status").asText());
@@ -255,8 +258,8 @@ class ExportTest {
     void counters_that_cannot_be_read_are_a_clean_503_before_the_first_byte() throws Exception {
         // the same keys and day marks, but counter tables in a namespace that does not exist
         ReportApi.Deps d = fx.deps;
-        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), new TableLayout(d.cube(), "adreport_missing"), d.connection(), d.meta(),
-                d.keys(), new Metrics(), d.clock(), d.config());
+        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), new TableLayout(d.cube(), "adreport_missing"), d.connection(), d.days(),
+                d.aggregators(), d.keys(), new Metrics(), d.clock(), d.config());
         Javalin app = ReportApi.create(missing).start("127.0.0.1", 0);
         try {
             for (String format : List.of("ndjson", "csv")) {
@@ -280,10 +283,12 @@ class ExportTest {
     @Test
     void a_meta_table_that_cannot_be_read_is_a_503_naming_hbase_not_a_500() throws Exception {
         ReportApi.Deps d = fx.deps;
-        MetaStore unreadable = new MetaStore(d.connection(), new TableLayout(d.cube(), "adreport_missing"), d.clock(),
-                d.config().queryTimeout());
-        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), d.layout(), d.connection(), unreadable,
-                ReportApi.apiKeys(unreadable, d.cube(), d.config(), d.clock()), new Metrics(), d.clock(), d.config());
+        TableLayout missingMeta = new TableLayout(d.cube(), "adreport_missing");
+        Duration timeout = d.config().queryTimeout();
+        ReportApi.Deps missing = new ReportApi.Deps(d.cube(), d.layout(), d.connection(),
+                new DayStatusStore(d.connection(), missingMeta, d.clock(), timeout),
+                new HeartbeatStore(d.connection(), missingMeta, d.clock(), timeout),
+                ReportApi.apiKeys(new ApiKeyStore(d.connection(), missingMeta, d.clock(), timeout), d.cube(), d.config(), d.clock()), new Metrics(), d.clock(), d.config());
         Javalin app = ReportApi.create(missing).start("127.0.0.1", 0);
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port()

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import io.adreport.http.auth.ApiKeys;
+import io.adreport.schema.meta.ApiKeyStore;
 
 /**
  * No tenant ever reads another tenant's rows, through any route or parameter; unknown and
@@ -110,7 +111,7 @@ class TenantIsolationTest {
         pub.get("rollups").forEach(r -> names.add(r.get("name").asText()));
         assertEquals(List.of("publisher", "zone"), names);
         assertEquals(fx.cube.rollups().size(), fx.get("/v1/rollups", fx.analystKey).json().get("rollups").size());
-        fx.deps.meta().markReconciled(java.time.LocalDate.parse("2026-10-29"), "{\"eventsRead\":5}");
+        fx.deps.days().markReconciled(java.time.LocalDate.parse("2026-10-29"), "{\"eventsRead\":5}");
         assertForbidden(fx.get("/v1/reconcile/2026-10-29", fx.adv1Key), "drift for a tenant");
         assertForbidden(fx.get("/v1/reconcile", fx.pub1Key), "drift list for a tenant");
         assertForbidden(fx.get("/v1/reports/network?" + RANGE, fx.adv1Key), "network for an advertiser");
@@ -160,7 +161,7 @@ class TenantIsolationTest {
     void a_key_revoked_by_another_process_stops_working_within_the_cache_time() {
         String key = fx.deps.keys().create("publisher:pub2");
         assertEquals(200, fx.get("/v1/rollups", key).status());
-        ApiKeys otherProcess = ReportApi.apiKeys(fx.deps.meta(), fx.cube, ReportConfig.defaults(), fx.clock);
+        ApiKeys otherProcess = ReportApi.apiKeys(new ApiKeyStore(fx.deps.connection(), fx.deps.layout(), fx.clock), fx.cube, ReportConfig.defaults(), fx.clock);
         String hash = otherProcess.revoke(ApiKeys.hash(key).substring(0, 12));
         assertEquals(ApiKeys.hash(key), hash);
         assertEquals(200, fx.get("/v1/rollups", key).status(), "still cached");

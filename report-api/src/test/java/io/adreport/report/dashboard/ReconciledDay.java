@@ -122,7 +122,7 @@ final class ReconciledDay implements AutoCloseable {
                 new Metrics(), clock);
         String analystKey = deps.keys().create("analyst");
         Javalin app = ReportApi.create(deps, // the dashboard's budget card reads the campaign routes
-                CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
+                CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(), PacingRates.NONE)).start("127.0.0.1", 0);
         return new ReconciledDay(List.copyOf(traffic.known), report, Map.copyOf(damage), app, analystKey);
     }
 

@@ -14,7 +14,7 @@ import io.adreport.report.ReportFixture;
 import io.adreport.report.api.ReportApi;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.meta.MetaStore;
+import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.table.SchemaApplier;
@@ -75,7 +75,7 @@ class RankedTopNPropertyTest {
     private static Cube cube;
     private static TableLayout layout;
     private static MiniHBase hbase;
-    private static MetaStore meta;
+    private static DayStatusStore meta;
     private static RankedIndexWriter writer;
     private static CounterLoader loader;
     private static Javalin app;
@@ -93,7 +93,7 @@ class RankedTopNPropertyTest {
         layout = new TableLayout(cube, hbase.freshNamespace("topn"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
         MutableClock clock = new MutableClock(FIRST.plusDays(DAYS).atTime(12, 0).toInstant(ZoneOffset.UTC));
-        meta = new MetaStore(hbase.connection(), layout, clock);
+        meta = new DayStatusStore(hbase.connection(), layout, clock);
         writer = new RankedIndexWriter(hbase.connection(), layout);
         loader = new CounterLoader(hbase.connection(), cube, layout);
 

@@ -1,5 +1,6 @@
 package io.adreport.schema.campaign;
 
+import io.adreport.schema.table.TableLayout;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,12 +15,12 @@ import java.util.regex.Pattern;
  * @param millis the length in milliseconds
  */
 public record CapWindow(String text, long millis) implements Comparable<CapWindow> {
-    /** The longest window a cap may use; also how long the profile keeps a view. */
-    public static final CapWindow LONGEST = new CapWindow("120d", 120L * 86_400_000L);
+    /** The longest window a cap may use: as long as the profile keeps a view ({@link TableLayout#VIEW_TTL_DAYS}). */
+    public static final CapWindow LONGEST = new CapWindow(TableLayout.VIEW_TTL_DAYS + "d", TableLayout.VIEW_TTL_DAYS * 86_400_000L);
     private static final Pattern FORM = Pattern.compile("([1-9][0-9]{0,5})([mhd])");
 
     public CapWindow {
-        if (millis <= 0 || millis > 120L * 86_400_000L) {
+        if (millis <= 0 || millis > TableLayout.VIEW_TTL_DAYS * 86_400_000L) {
             throw new CampaignInvalid("window", "must be between 1m and 120d");
         }
     }

@@ -1,5 +1,6 @@
 package io.adreport.schema.profile;
 
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.table.TableLayout;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.adreport.schema.profile;
 
+import io.adreport.schema.table.TableLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -10,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  * load expires by itself.
  */
 public final class Segments {
-    public static final int TTL_DAYS = 30;
+    public static final int TTL_DAYS = TableLayout.SEGMENT_TTL_DAYS;
     public static final int MAX_ID_LENGTH = 64;
 
     private Segments() {

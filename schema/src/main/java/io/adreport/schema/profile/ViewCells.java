@@ -1,6 +1,7 @@
 package io.adreport.schema.profile;
 
 import io.adreport.schema.campaign.FrequencyCap;
+import io.adreport.schema.cube.ProfileModel;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

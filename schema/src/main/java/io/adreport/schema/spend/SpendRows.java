@@ -1,7 +1,7 @@
 package io.adreport.schema.spend;
 
-import io.adreport.schema.time.UtcDay;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.time.UtcDay;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -66,7 +66,7 @@ public final class SpendRows {
 
     /** True when the cube has campaigns (device profiles) and a cost field: only then is spend kept. */
     public static boolean supported(io.adreport.schema.cube.Cube cube) {
-        return io.adreport.schema.profile.ProfileModel.supported(cube) && cube.numericField(COST_FIELD).isPresent()
+        return io.adreport.schema.cube.ProfileModel.supported(cube) && cube.numericField(COST_FIELD).isPresent()
                 && cube.metric(SPEND_METRIC).isPresent();
     }
 

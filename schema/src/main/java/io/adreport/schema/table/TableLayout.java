@@ -1,10 +1,8 @@
 package io.adreport.schema.table;
 
-import io.adreport.schema.campaign.CapWindow;
 import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.cube.Rollup;
-import io.adreport.schema.profile.ProfileModel;
-import io.adreport.schema.profile.Segments;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,16 +25,16 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       per metric, 8-byte longs), TTL = rollup.ttlDays, pre-split on saltBuckets;</li>
  *   <li>{@code NS:topn_v1} — the ranked top-N index of reconciled days, family {@code t}, no TTL
  *       (a writer deletes superseded generations), one region; keys by
- *       {@link io.adreport.schema.topn.RankedIndexCodec};</li>
+ *       {@code schema.topn.RankedIndexCodec};</li>
  *   <li>{@code NS:meta} — day status, drift reports, aggregator heartbeats, API key hashes,
  *       family {@code m}, no TTL, one region;</li>
- *   <li>only for cubes with device profiles ({@code schema.profile.ProfileModel}):
+ *   <li>only for cubes with device profiles ({@code schema.cube.ProfileModel}):
  *       {@code NS:profiles_v1} — one row per device ({@code schema.profile.ProfileKey}): family
- *       {@code seg} (audience segments, TTL 30 days) and family {@code fc} (view history for
- *       frequency caps, TTL = the longest cap window, 120 days) and family {@code ev} (the device's
- *       reverse index: one cell per raw event that carries the device, qualifier = the raw row key,
- *       {@code schema.profile.EventIndexCells}; TTL = cube.rawTtlDays like the rows it points to),
- *       pre-split on the profile salt;</li>
+ *       {@code seg} (audience segments, TTL {@value #SEGMENT_TTL_DAYS} days) and family {@code fc}
+ *       (view history for frequency caps, TTL {@value #VIEW_TTL_DAYS} days, the longest cap window)
+ *       and family {@code ev} (the device's reverse index: one cell per raw event that carries the
+ *       device, qualifier = the raw row key, {@code schema.profile.EventIndexCells}; TTL =
+ *       cube.rawTtlDays like the rows it points to), pre-split on the profile salt;</li>
  *   <li>{@code NS:privacy} — privacy deletion requests and their steps, family {@code p},
  *       {@code schema.privacy.DeletionStore}, no TTL, one region;</li>
  *   <li>{@code NS:campaigns} — the registry: campaigns (family {@code c},
@@ -62,6 +60,10 @@ public final class TableLayout {
     public static final byte[] PRIVACY_FAMILY = Bytes.toBytes("p");
     public static final byte[] SPEND_FAMILY = Bytes.toBytes("s");
     public static final String KEY_VERSION = "v1";
+    /** How long an audience segment lives without a reload: the TTL of family {@code seg}. */
+    public static final int SEGMENT_TTL_DAYS = 30;
+    /** How long a view is kept: the TTL of family {@code fc}, and so the longest frequency-cap window. */
+    public static final int VIEW_TTL_DAYS = 120;
 
     private final Cube cube;
     private final String namespace;
@@ -126,8 +128,8 @@ public final class TableLayout {
         out.add(new Spec(descriptor(metaTable(), META_FAMILY, 0), new byte[0][]));
         if (ProfileModel.supported(cube)) {
             out.add(new Spec(TableDescriptorBuilder.newBuilder(profilesTable())
-                    .setColumnFamily(family(SEGMENT_FAMILY, Segments.TTL_DAYS * 86_400L))
-                    .setColumnFamily(family(VIEW_FAMILY, CapWindow.LONGEST.millis() / 1000)) // family TTL is seconds
+                    .setColumnFamily(family(SEGMENT_FAMILY, SEGMENT_TTL_DAYS * 86_400L))
+                    .setColumnFamily(family(VIEW_FAMILY, VIEW_TTL_DAYS * 86_400L))
                     .setColumnFamily(family(EVENT_INDEX_FAMILY, cube.rawTtlDays() * 86_400L))
                     .build(), RowKeyCodec.splitKeys(cube.saltBuckets())));
             out.add(new Spec(descriptor(privacyTable(), PRIVACY_FAMILY, 0), new byte[0][]));

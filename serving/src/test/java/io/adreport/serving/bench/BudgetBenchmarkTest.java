@@ -123,7 +123,7 @@ class BudgetBenchmarkTest {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
         ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
-        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 serving.rates()).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         String key = deps.keys().create("adserver");
         AggregatorConfig aggConfig = AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "budget-bench"));

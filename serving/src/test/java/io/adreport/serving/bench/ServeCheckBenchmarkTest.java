@@ -128,7 +128,7 @@ class ServeCheckBenchmarkTest {
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
         ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
                 ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
-        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.meta(), deps.clock(),
+        Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         String key = deps.keys().create("adserver");
         Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher),

@@ -1,6 +1,4 @@
-package io.adreport.schema.profile;
-
-import io.adreport.schema.cube.Cube;
+package io.adreport.schema.cube;
 
 /**
  * What device profiles and the campaign registry need from a cube, by the ads cube's names: a

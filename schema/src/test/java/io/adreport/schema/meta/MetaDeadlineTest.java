@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
  * Regression (fault suite, HBase outage; the report API hung for the whole outage): a request's
  * meta read (API key, day states) parked on the connection's region-lookup lock, which HBase's
  * own operation timeout does not cover. A store with an operation timeout runs those reads under
- * a hard deadline ({@code MetaStore.withDeadline}): here every connection call parks until the
+ * a hard deadline ({@code MetaTable.withDeadline}): here every connection call parks until the
  * test ends, and each read must come back failed, naming the deadline, instead of waiting.
  */
-class MetaStoreDeadlineTest {
+class MetaDeadlineTest {
     /** How long the test waits for a read to give up: far above the store's 300 ms. */
     private static final Duration CEILING = Duration.ofMinutes(1);
 
@@ -38,13 +38,14 @@ class MetaStoreDeadlineTest {
         Duration timeout = Duration.ofMillis(300);
         ExecutorService caller = Executors.newSingleThreadExecutor();
         try (HungConnection hung = new HungConnection()) {
-            MetaStore meta = new MetaStore(hung.connection(), new TableLayout(CubeLoader.defaultCube(), "deadline_test"),
-                    Clock.systemUTC(), timeout);
+            TableLayout layout = new TableLayout(CubeLoader.defaultCube(), "deadline_test");
+            DayStatusStore meta = new DayStatusStore(hung.connection(), layout, Clock.systemUTC(), timeout);
+            ApiKeyStore keys = new ApiKeyStore(hung.connection(), layout, Clock.systemUTC(), timeout);
             LocalDate day = LocalDate.of(2026, 11, 30);
             Map<String, Callable<Object>> reads = new LinkedHashMap<>();
             reads.put("day state", () -> meta.day(day));
             reads.put("day states", () -> meta.days(day.minusDays(6), day));
-            reads.put("API key", () -> meta.key("0123456789abcdef"));
+            reads.put("API key", () -> keys.key("0123456789abcdef"));
             for (Map.Entry<String, Callable<Object>> read : reads.entrySet()) {
                 Future<Object> answer = caller.submit(read.getValue());
                 try {

@@ -18,6 +18,7 @@ public final class OpenApiDocument {
         doc.put("info", Map.of("title", title, "version", version,
                 "description", "Reports over live and reconciled ad counters. Every /v1 route needs "
                         + "Authorization: Bearer KEY; tenant keys see only their own rows."));
+        doc.put("servers", List.of(Map.of("url", "/", "description", "the server that serves this document")));
         Map<String, Object> paths = new TreeMap<>();
         for (ApiRoute r : routes) {
             @SuppressWarnings("unchecked")
@@ -41,9 +42,8 @@ public final class OpenApiDocument {
         op.put("summary", r.summary());
         op.put("tags", List.of(r.tag()));
         op.put("operationId", r.method().name().toLowerCase(Locale.ROOT) + r.path().replaceAll("[^A-Za-z0-9]+", "_"));
-        if (r.secured()) {
-            op.put("security", List.of(Map.of("bearer", List.of())));
-        }
+        // Every operation says whether it needs a key: the bearer scheme, or none at all.
+        op.put("security", r.secured() ? List.of(Map.of("bearer", List.of())) : List.of());
         List<Map<String, Object>> params = new ArrayList<>();
         for (ApiRoute.Param p : r.params()) {
             Map<String, Object> schema = new LinkedHashMap<>();

@@ -65,11 +65,11 @@ public final class PrivacyRoutes implements AutoCloseable {
                 new ApiRoute(HandlerType.POST, "/v1/privacy/deletions",
                         "Delete what is held about a device: body {\"device\": raw id}, hashed on arrival, never stored (analyst, privacy keys)",
                         "privacy", true, List.of(), merge(common, Map.of(202, "{id}: accepted; follow it with GET", 400, "device breaks a rule")),
-                        c::create),
+                        c::create).withRequest(DeletionRequest.class).withAnswer(Accepted.class),
                 new ApiRoute(HandlerType.GET, "/v1/privacy/deletions/{id}",
                         "A deletion's steps with their times: requested, unreadable, compacted, snapshots-expired, done", "privacy", true,
                         List.of(ApiRoute.Param.path("id", "deletion id")),
-                        merge(common, Map.of(200, "steps reached", 404, "no such deletion")), c::get));
+                        merge(common, Map.of(200, "steps reached", 404, "no such deletion")), c::get).withAnswer(Status.class));
         return new PrivacyRoutes(routes, worker);
     }
 
@@ -82,6 +82,14 @@ public final class PrivacyRoutes implements AutoCloseable {
         if (worker != null) {
             worker.close();
         }
+    }
+
+    /** The body of POST: the raw device id (a string, or an integer read as its digits). */
+    public record DeletionRequest(String device) {
+    }
+
+    /** The answer of POST: the deletion's id. */
+    public record Accepted(String id) {
     }
 
     /** The answer of GET: the steps reached, in order, with their times. */
@@ -105,7 +113,7 @@ public final class PrivacyRoutes implements AutoCloseable {
             String id = store.create(hasher.hash(device), clock.instant());
             requested.inc();
             worker.wake();
-            ctx.status(202).json(Map.of("id", id));
+            ctx.status(202).json(new Accepted(id));
         }
 
         void get(Context ctx) throws IOException {

@@ -1,6 +1,7 @@
 package io.adreport.report.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.adreport.http.RecordSchemas;
 import java.util.List;
 import java.util.Map;
 
@@ -25,10 +26,10 @@ public record ReportResponse(String rollup, String from, String to, String granu
      * @param metrics    metric values (derived ones null on a zero denominator)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Row(String time, Map<String, String> dimensions, Map<String, Number> metrics) {
+    public record Row(@RecordSchemas.Nullable String time, Map<String, String> dimensions, Map<String, Number> metrics) {
     }
 
     /** @param status live or reconciled; @param asOf when the numbers were true */
-    public record Day(String status, String asOf) {
+    public record Day(String status, @RecordSchemas.Nullable String asOf) {
     }
 }

@@ -176,8 +176,10 @@ public final class RecordSchemas {
         if (schema.isEmpty()) {
             return schema; // any value, null included
         }
-        if (schema.containsKey("$ref")) { // 3.0: siblings of $ref are ignored, so wrap it
-            return Map.of("allOf", List.of(schema), "nullable", true);
+        if (schema.containsKey("$ref")) {
+            // 3.0 ignores siblings of $ref, and nullable needs a type beside it: a record that may be
+            // missing is left out of the answer (not null), so it is simply not required.
+            return schema;
         }
         Map<String, Object> out = new LinkedHashMap<>(schema);
         out.put("nullable", true);

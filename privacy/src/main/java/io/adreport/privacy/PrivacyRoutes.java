@@ -1,5 +1,6 @@
 package io.adreport.privacy;
 
+import io.adreport.http.RecordSchemas;
 import static io.adreport.http.ErrorMapper.badParam;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -85,17 +86,21 @@ public final class PrivacyRoutes implements AutoCloseable {
     }
 
     /** The body of POST: the raw device id (a string, or an integer read as its digits). */
+    @RecordSchemas.Name("DeletionRequest")
     public record DeletionRequest(String device) {
     }
 
     /** The answer of POST: the deletion's id. */
+    @RecordSchemas.Name("DeletionAccepted")
     public record Accepted(String id) {
     }
 
     /** The answer of GET: the steps reached, in order, with their times. */
+    @RecordSchemas.Name("DeletionStatus")
     public record Status(String id, String step, List<StepTime> steps, long eventsRewritten, long profileCells) {
     }
 
+    @RecordSchemas.Name("DeletionStep")
     public record StepTime(String step, String at) {
     }
 

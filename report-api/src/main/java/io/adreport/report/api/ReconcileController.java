@@ -36,11 +36,13 @@ final class ReconcileController {
      * @param drift        the drift report of the last recount
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @RecordSchemas.Name("DayReport")
     public record DayReport(String day, String status, @RecordSchemas.Nullable String closingAt,
                             @RecordSchemas.Nullable String reconciledAt, @RecordSchemas.Nullable JsonNode drift) {
     }
 
     /** @param days closed or reconciled days of the range, oldest first */
+    @RecordSchemas.Name("DayReports")
     public record DayReports(List<DayReport> days) {
     }
 

@@ -15,11 +15,13 @@ import io.adreport.http.RecordSchemas;
 final class RollupController {
 
     /** One rollup as the API describes it. */
+    @RecordSchemas.Name("Rollup")
     public record RollupInfo(String name, List<String> dimensions, @RecordSchemas.Nullable String tenant, List<String> granularities,
                              List<String> metrics, List<String> derived) {
     }
 
     /** The body: rollups and, for a tenant key, its role. */
+    @RecordSchemas.Name("Rollups")
     public record RollupsResponse(String role, List<RollupInfo> rollups) {
     }
 

@@ -69,10 +69,12 @@ public final class AdController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @RecordSchemas.Name("ChosenAd")
     public record Chosen(String advertiser, String campaign, String creative, long ecpmMicros, double score, String impressionId,
                          Map<String, String> beacons) {
     }
 
+    @RecordSchemas.Name("AdAnswer")
     public record Response(String device, boolean stale, boolean degraded, List<Chosen> ads) {
     }
 
@@ -82,6 +84,7 @@ public final class AdController {
         return Request.class;
     }
 
+    @RecordSchemas.Name("AdRequest")
     record Request(String site, String zone, String device, @RecordSchemas.Nullable Set<String> keywords, @RecordSchemas.Nullable int count,
                    @RecordSchemas.Nullable String country, @RecordSchemas.Nullable String deviceType) {
     }

@@ -135,6 +135,7 @@ public final class CheckController {
         return Answer.class;
     }
 
+    @RecordSchemas.Name("CheckRequest")
     record Request(String device, List<String> campaigns) {
     }
 
@@ -142,10 +143,12 @@ public final class CheckController {
      * What {@link #write} writes, for the OpenAPI document (the answer itself is streamed, without
      * records): change one and the other together; the route test validates real answers against it.
      */
+    @RecordSchemas.Name("CheckAnswer")
     record Answer(String device, boolean stale, boolean degraded, Map<String, Double> segments, List<CampaignAnswer> campaigns) {
     }
 
     /** One campaign's verdict: {@code reason} when not allowed; {@code window}, {@code max}, {@code count} when capped. */
+    @RecordSchemas.Name("CheckVerdict")
     record CampaignAnswer(String campaign, boolean allowed, @RecordSchemas.Nullable String reason, @RecordSchemas.Nullable String window,
                           Integer max, Integer count, Boolean registered) {
     }

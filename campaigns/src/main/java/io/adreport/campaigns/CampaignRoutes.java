@@ -1,6 +1,7 @@
 package io.adreport.campaigns;
 
 import io.adreport.campaigns.budget.BudgetReader;
+import io.adreport.campaigns.budget.BudgetStatus;
 import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
@@ -39,25 +40,28 @@ public final class CampaignRoutes {
             routes.add(new ApiRoute(HandlerType.PUT, "/v1/campaigns/{advertiser}/{campaign}",
                     "Create or change a campaign: status, start, end, frequencyCaps, budget (advertiser: own; analyst: all)", "campaigns", true,
                     ids, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule", 409, "changed concurrently")),
-                    campaigns::put));
+                    campaigns::put).withRequest(CampaignForms.Change.class).withAnswer(CampaignForms.Stored.class));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}", "One campaign", "campaigns", true,
-                    ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get));
+                    ids, merge(common, Map.of(200, "the campaign", 404, "no such campaign")), campaigns::get)
+                    .withAnswer(CampaignForms.Stored.class));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns/{advertiser}/{campaign}/budget",
                     "Spend against the budget: spentTodayMicros, spentLifetimeMicros, remainingMicros, unflushedBoundMicros, exhausted, "
                             + "pacing {rate, targetMicros}, burn (exact for reconciled days)", "campaigns", true,
                     ids, merge(common, Map.of(200, "the budget status", 404, "no such campaign", 503, "HBase unavailable")),
-                    campaigns::budget));
+                    campaigns::budget).withAnswer(BudgetStatus.class));
             ZoneController zones = new ZoneController(new ZoneStore(connection, layout));
             List<ApiRoute.Param> zoneIds = List.of(ApiRoute.Param.path("site", "site (publisher id)"), ApiRoute.Param.path("zone", "zone id"));
             routes.add(new ApiRoute(HandlerType.PUT, "/v1/zones/{site}/{zone}",
                     "Set the ads a zone may show: campaign, creative, ecpmMicros, keywords (publisher: own site; analyst: all)",
                     "campaigns", true, zoneIds, merge(common, Map.of(200, "changed", 201, "created", 400, "a field breaks a rule")),
-                    zones::put));
+                    zones::put).withRequest(CampaignForms.ZoneChange.class).withAnswer(CampaignForms.Zone.class));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/zones/{site}/{zone}", "One zone's ads", "campaigns", true, zoneIds,
-                    merge(common, Map.of(200, "the zone", 404, "no such zone")), zones::get));
+                    merge(common, Map.of(200, "the zone", 404, "no such zone")), zones::get)
+                    .withAnswer(CampaignForms.Zone.class));
             routes.add(new ApiRoute(HandlerType.GET, "/v1/campaigns", "Campaigns the key manages", "campaigns", true,
                     List.of(ApiRoute.Param.query("advertiser", "string", "analysts: one advertiser's campaigns")),
-                    merge(common, Map.of(200, "campaigns")), campaigns::list));
+                    merge(common, Map.of(200, "campaigns")), campaigns::list)
+                    .withAnswer(CampaignForms.Listed.class));
         }
         return List.copyOf(routes);
     }

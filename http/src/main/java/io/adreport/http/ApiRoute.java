@@ -19,13 +19,31 @@ import java.util.Objects;
  * @param responses status → description
  * @param handler   the controller method
  * @param produces  media types of a 200 answer (empty: application/json)
+ * @param request   the record a JSON request body is read as (its schema is the body's), or null for no body
+ * @param answer    the record a 2xx JSON answer is written from, or null; {@code Map.class}: any JSON object
  */
 public record ApiRoute(HandlerType method, String path, String summary, String tag, boolean secured,
-                       List<Param> params, Map<Integer, String> responses, Handler handler, List<String> produces) {
+                       List<Param> params, Map<Integer, String> responses, Handler handler, List<String> produces,
+                       Class<?> request, Class<?> answer) {
 
     public ApiRoute(HandlerType method, String path, String summary, String tag, boolean secured,
                     List<Param> params, Map<Integer, String> responses, Handler handler) {
         this(method, path, summary, tag, secured, params, responses, handler, List.of());
+    }
+
+    public ApiRoute(HandlerType method, String path, String summary, String tag, boolean secured,
+                    List<Param> params, Map<Integer, String> responses, Handler handler, List<String> produces) {
+        this(method, path, summary, tag, secured, params, responses, handler, produces, null, null);
+    }
+
+    /** This route, its JSON request body read as {@code record}. */
+    public ApiRoute withRequest(Class<?> record) {
+        return new ApiRoute(method, path, summary, tag, secured, params, responses, handler, produces, record, answer);
+    }
+
+    /** This route, its 2xx JSON answers written from {@code record}. */
+    public ApiRoute withAnswer(Class<?> record) {
+        return new ApiRoute(method, path, summary, tag, secured, params, responses, handler, produces, request, record);
     }
 
     /** One parameter. {@code allowed} empty means free text. */

@@ -1,5 +1,6 @@
 package io.adreport.privacy;
 
+import io.adreport.http.RecordSchemas;
 import static io.adreport.http.ErrorMapper.badParam;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -65,11 +66,11 @@ public final class PrivacyRoutes implements AutoCloseable {
                 new ApiRoute(HandlerType.POST, "/v1/privacy/deletions",
                         "Delete what is held about a device: body {\"device\": raw id}, hashed on arrival, never stored (analyst, privacy keys)",
                         "privacy", true, List.of(), merge(common, Map.of(202, "{id}: accepted; follow it with GET", 400, "device breaks a rule")),
-                        c::create),
+                        c::create).withRequest(DeletionRequest.class).withAnswer(Accepted.class),
                 new ApiRoute(HandlerType.GET, "/v1/privacy/deletions/{id}",
                         "A deletion's steps with their times: requested, unreadable, compacted, snapshots-expired, done", "privacy", true,
                         List.of(ApiRoute.Param.path("id", "deletion id")),
-                        merge(common, Map.of(200, "steps reached", 404, "no such deletion")), c::get));
+                        merge(common, Map.of(200, "steps reached", 404, "no such deletion")), c::get).withAnswer(Status.class));
         return new PrivacyRoutes(routes, worker);
     }
 
@@ -84,10 +85,22 @@ public final class PrivacyRoutes implements AutoCloseable {
         }
     }
 
+    /** The body of POST: the raw device id (a string, or an integer read as its digits). */
+    @RecordSchemas.Name("DeletionRequest")
+    public record DeletionRequest(String device) {
+    }
+
+    /** The answer of POST: the deletion's id. */
+    @RecordSchemas.Name("DeletionAccepted")
+    public record Accepted(String id) {
+    }
+
     /** The answer of GET: the steps reached, in order, with their times. */
+    @RecordSchemas.Name("DeletionStatus")
     public record Status(String id, String step, List<StepTime> steps, long eventsRewritten, long profileCells) {
     }
 
+    @RecordSchemas.Name("DeletionStep")
     public record StepTime(String step, String at) {
     }
 
@@ -105,7 +118,7 @@ public final class PrivacyRoutes implements AutoCloseable {
             String id = store.create(hasher.hash(device), clock.instant());
             requested.inc();
             worker.wake();
-            ctx.status(202).json(Map.of("id", id));
+            ctx.status(202).json(new Accepted(id));
         }
 
         void get(Context ctx) throws IOException {

@@ -60,7 +60,7 @@ public final class ServingRoutes implements AutoCloseable {
                 Map.of(200, "per campaign allowed, or the reached window and count; the device's segments",
                         400, "a field breaks a rule", 401, "no, unknown or revoked API key", 403, "not an adserver key",
                         503, "HBase unavailable"),
-                check::check);
+                check::check).withRequest(CheckController.requestType()).withAnswer(CheckController.answerType());
         AdController ads = new AdController(decider, registry, config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
         ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
                 "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-exhausted, not-capped "
@@ -68,7 +68,7 @@ public final class ServingRoutes implements AutoCloseable {
                         + "random among ties; impression id and beacon URLs; one Get", "serving", true, List.of(),
                 Map.of(200, "chosen ads in order of preference (empty when none is eligible)", 400, "a field breaks a rule",
                         401, "no, unknown or revoked API key", 403, "not an adserver key", 503, "HBase unavailable"),
-                ads::serve);
+                ads::serve).withRequest(AdController.requestType()).withAnswer(AdController.Response.class);
         return new ServingRoutes(registry, List.of(route, ad), pacing);
     }
 

@@ -1,5 +1,6 @@
 package io.adreport.campaigns.budget;
 
+import io.adreport.http.RecordSchemas;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
@@ -32,10 +33,12 @@ public record BudgetStatus(String advertiser, String campaign, String day, Strin
      * @param dayFraction  the part of the advertiser's day gone
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @RecordSchemas.Name("Pacing")
     public record Pacing(Double rate, Long targetMicros, String at, double dayFraction) {
     }
 
     /** Cumulative spend at the end of a quarter hour and the curve's value there. */
+    @RecordSchemas.Name("BurnPoint")
     public record BurnPoint(String time, long spentMicros, Long targetMicros) {
     }
 

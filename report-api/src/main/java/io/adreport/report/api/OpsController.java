@@ -1,5 +1,6 @@
 package io.adreport.report.api;
 
+import io.adreport.http.RecordSchemas;
 import io.adreport.schema.metrics.Metrics;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
@@ -10,6 +11,7 @@ import org.apache.hadoop.hbase.client.Connection;
 final class OpsController {
 
     /** @param status ok, or down when the HBase connection is closed or aborted */
+    @RecordSchemas.Name("Health")
     public record Health(String status) {
     }
 

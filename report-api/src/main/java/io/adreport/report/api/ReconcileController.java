@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
 import io.adreport.http.BearerAuth;
+import io.adreport.http.RecordSchemas;
 
 /**
  * Drift reports of the nightly reconcile job, for analysts: {@code GET /v1/reconcile/{day}} and
@@ -37,10 +38,13 @@ final class ReconcileController {
      * @param drift        the drift report of the last recount
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record DayReport(String day, String status, String closingAt, String reconciledAt, JsonNode drift) {
+    @RecordSchemas.Name("DayReport")
+    public record DayReport(String day, String status, @RecordSchemas.Nullable String closingAt,
+                            @RecordSchemas.Nullable String reconciledAt, @RecordSchemas.Nullable JsonNode drift) {
     }
 
     /** @param days closed or reconciled days of the range, oldest first */
+    @RecordSchemas.Name("DayReports")
     public record DayReports(List<DayReport> days) {
     }
 

@@ -146,27 +146,29 @@ public final class ReportApi {
         Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "the key may not read this");
         List<ApiRoute> base = List.of(
                 new ApiRoute(HandlerType.GET, "/healthz", "Liveness and HBase connection state", "operations", false,
-                        List.of(), Map.of(200, "up", 503, "HBase connection lost"), ops::health),
+                        List.of(), Map.of(200, "up", 503, "HBase connection lost"), ops::health).withAnswer(OpsController.Health.class),
                 new ApiRoute(HandlerType.GET, "/metrics", "Prometheus metrics: requests by route and status, HBase read latency",
-                        "operations", false, List.of(), Map.of(200, "text exposition format 0.0.4"), ops::metrics),
+                        "operations", false, List.of(), Map.of(200, "text exposition format 0.0.4"), ops::metrics, List.of("text/plain")),
                 new ApiRoute(HandlerType.GET, "/openapi.json", "This document", "operations", false,
-                        List.of(), Map.of(200, "OpenAPI 3 document"), ops::openApi),
+                        List.of(), Map.of(200, "OpenAPI 3 document"), ops::openApi).withAnswer(Map.class),
                 new ApiRoute(HandlerType.GET, "/v1/rollups", "Rollups the key may read: dimensions, tenant, granularities, metrics",
-                        "reports", true, List.of(), merge(common, Map.of(200, "rollups")), rollups::list),
+                        "reports", true, List.of(), merge(common, Map.of(200, "rollups")), rollups::list)
+                        .withAnswer(RollupController.RollupsResponse.class),
                 new ApiRoute(HandlerType.GET, "/v1/reports/{rollup}", "A report over one rollup: JSON, or every row streamed as CSV or NDJSON", "reports", true,
                         params.docs(), merge(common, Map.of(200, "report rows and day status (csv, ndjson: the Adreport-Days header; ndjson: a final {rows, days} line)", 400, "a parameter breaks a rule",
                         404, "unknown rollup", 503, "HBase unavailable")), reports::report,
-                        List.of("application/json", "text/csv", "application/x-ndjson")),
+                        List.of("application/json", "text/csv", "application/x-ndjson")).withAnswer(ReportResponse.class),
                 new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift (analysts)",
                         "reconcile", true, List.of(
                         ApiRoute.Param.query("from", "string", "first UTC day YYYY-MM-DD; default 6 days before to"),
                         ApiRoute.Param.query("to", "string", "last UTC day YYYY-MM-DD, inclusive; default today; at most "
                                 + ReconcileController.MAX_DAYS + " days after from")),
-                        merge(common, Map.of(200, "days", 400, "bad date")), reconcile::list),
+                        merge(common, Map.of(200, "days", 400, "bad date")), reconcile::list)
+                        .withAnswer(ReconcileController.DayReports.class),
                 new ApiRoute(HandlerType.GET, "/v1/reconcile/{day}", "Drift report of one UTC day (analysts)", "reconcile", true,
                         List.of(ApiRoute.Param.path("day", "UTC day YYYY-MM-DD")),
                         merge(common, Map.of(200, "status and drift report", 400, "bad date", 404, "never reconciled")),
-                        reconcile::day));
+                        reconcile::day).withAnswer(ReconcileController.DayReport.class));
         List<ApiRoute> routes = new java.util.ArrayList<>(base);
         routes.addAll(extra);
         ops.openApi(OpenApiDocument.of("adreport report API", VERSION, routes));

@@ -1,6 +1,7 @@
 package io.adreport.report.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.adreport.http.RecordSchemas;
 import java.util.List;
 import java.util.Map;
 
@@ -16,6 +17,7 @@ import java.util.Map;
  * @param days        every UTC day the range touches: live (counters still moving) or reconciled
  *                    (exact, recomputed from raw events)
  */
+@RecordSchemas.Name("Report")
 public record ReportResponse(String rollup, String from, String to, String granularity, String tz,
                              List<Row> rows, Map<String, Day> days) {
 
@@ -25,10 +27,12 @@ public record ReportResponse(String rollup, String from, String to, String granu
      * @param metrics    metric values (derived ones null on a zero denominator)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Row(String time, Map<String, String> dimensions, Map<String, Number> metrics) {
+    @RecordSchemas.Name("ReportRow")
+    public record Row(@RecordSchemas.Nullable String time, Map<String, String> dimensions, Map<String, Number> metrics) {
     }
 
     /** @param status live or reconciled; @param asOf when the numbers were true */
-    public record Day(String status, String asOf) {
+    @RecordSchemas.Name("ReportDay")
+    public record Day(String status, @RecordSchemas.Nullable String asOf) {
     }
 }

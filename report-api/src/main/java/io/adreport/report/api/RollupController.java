@@ -9,16 +9,19 @@ import io.adreport.schema.cube.Rollup;
 import io.javalin.http.Context;
 import java.util.List;
 import io.adreport.http.BearerAuth;
+import io.adreport.http.RecordSchemas;
 
 /** {@code GET /v1/rollups}: the rollups the caller may read. */
 final class RollupController {
 
     /** One rollup as the API describes it. */
-    public record RollupInfo(String name, List<String> dimensions, String tenant, List<String> granularities,
+    @RecordSchemas.Name("Rollup")
+    public record RollupInfo(String name, List<String> dimensions, @RecordSchemas.Nullable String tenant, List<String> granularities,
                              List<String> metrics, List<String> derived) {
     }
 
     /** The body: rollups and, for a tenant key, its role. */
+    @RecordSchemas.Name("Rollups")
     public record RollupsResponse(String role, List<RollupInfo> rollups) {
     }
 

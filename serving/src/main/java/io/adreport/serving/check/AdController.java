@@ -2,6 +2,8 @@ package io.adreport.serving.check;
 
 import static io.adreport.http.ErrorMapper.badParam;
 
+import io.adreport.http.RecordSchemas;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -67,14 +69,24 @@ public final class AdController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @RecordSchemas.Name("ChosenAd")
     public record Chosen(String advertiser, String campaign, String creative, long ecpmMicros, double score, String impressionId,
                          Map<String, String> beacons) {
     }
 
+    @RecordSchemas.Name("AdAnswer")
     public record Response(String device, boolean stale, boolean degraded, List<Chosen> ads) {
     }
 
-    record Request(String site, String zone, String device, Set<String> keywords, int count, String country, String deviceType) {
+    /** The request as {@link #parse} reads it (also its schema: {@code keywords}, {@code count} (default 1), {@code country}, {@code deviceType} may be left out). */
+    /** The record the request body is read as, for the OpenAPI document. */
+    public static Class<?> requestType() {
+        return Request.class;
+    }
+
+    @RecordSchemas.Name("AdRequest")
+    record Request(String site, String zone, String device, @RecordSchemas.Nullable Set<String> keywords, @RecordSchemas.Nullable int count,
+                   @RecordSchemas.Nullable String country, @RecordSchemas.Nullable String deviceType) {
     }
 
     public void serve(Context ctx) throws IOException {

@@ -2,6 +2,8 @@ package io.adreport.serving.check;
 
 import static io.adreport.http.ErrorMapper.badParam;
 
+import io.adreport.http.RecordSchemas;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonEncoding;
@@ -122,7 +124,33 @@ public final class CheckController {
         }
     }
 
+    /** The request (fields other than these two are ignored). */
+    /** The record the request body is read as, for the OpenAPI document. */
+    public static Class<?> requestType() {
+        return Request.class;
+    }
+
+    /** The record that documents the streamed answer, for the OpenAPI document. */
+    public static Class<?> answerType() {
+        return Answer.class;
+    }
+
+    @RecordSchemas.Name("CheckRequest")
     record Request(String device, List<String> campaigns) {
+    }
+
+    /**
+     * What {@link #write} writes, for the OpenAPI document (the answer itself is streamed, without
+     * records): change one and the other together; the route test validates real answers against it.
+     */
+    @RecordSchemas.Name("CheckAnswer")
+    record Answer(String device, boolean stale, boolean degraded, Map<String, Double> segments, List<CampaignAnswer> campaigns) {
+    }
+
+    /** One campaign's verdict: {@code reason} when not allowed; {@code window}, {@code max}, {@code count} when capped. */
+    @RecordSchemas.Name("CheckVerdict")
+    record CampaignAnswer(String campaign, boolean allowed, @RecordSchemas.Nullable String reason, @RecordSchemas.Nullable String window,
+                          Integer max, Integer count, Boolean registered) {
     }
 
     /** The request by the rules: a clear error naming the field when one breaks. */

@@ -103,7 +103,7 @@ class OpenApiAnswersTest {
                 ServeConfig.of(Map.of("serve.registry.refresh.ms", "100", "serve.deadline.ms", "5000")), clock, metrics);
         privacy = PrivacyRoutes.create(hbase.connection(), layout, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
                 PrivacyConfig.defaults(), clock, metrics);
-        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), layout, deps.meta(), clock, serving.rates()));
+        List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), layout, deps.days(), clock, serving.rates()));
         extra.addAll(serving.routes());
         extra.addAll(privacy.routes());
         api = ReportApi.create(deps, extra).start("127.0.0.1", 0);
@@ -112,8 +112,8 @@ class OpenApiAnswersTest {
 
         // A reconciled day and today's live counters, so that both day states and real rows are answered.
         LocalDate yesterday = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).minusDays(1);
-        deps.meta().markClosing(yesterday);
-        deps.meta().markReconciled(yesterday, "{\"rows\": 0, \"cells\": {}}");
+        deps.days().markClosing(yesterday);
+        deps.days().markReconciled(yesterday, "{\"rows\": 0, \"cells\": {}}");
 
         String text = send("GET", "/openapi.json", null, null).body();
         doc = JSON.readTree(text);

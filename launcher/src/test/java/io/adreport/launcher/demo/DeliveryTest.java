@@ -70,7 +70,7 @@ class DeliveryTest {
         MutableClock clock = MutableClock.at("2026-03-10T12:00:00Z");
         try (FakeIngest ingest = FakeIngest.start(clock);
              DemoTraffic demo = DemoTraffic.create(ingest.url(), ONE_SMALL_DAY, clock, recorder)) {
-            ingest.script(413, null);
+            ingest.script(400, null); // (a 413 is split in two and sent again: IngestClientTest)
             demo.backfill();
             assertEquals(List.of(), waits);
             assertEquals(0, demo.stats().retries().sum());

@@ -101,11 +101,7 @@ final class ProfileReader {
         if (timeline) {
             get.setConsistency(Consistency.TIMELINE);
         }
-        Result r;
-        try (Table t = deadline.isZero() ? connection.getTable(layout.profilesTable())
-                : TimedTables.open(connection, layout.profilesTable(), deadline, deadline)) {
-            r = t.get(get);
-        }
+        Result r = deadline.isZero() ? getNow(get) : getWithin(get);
         Map<String, Double> segments = new TreeMap<>();
         Map<String, long[]> views = new HashMap<>();
         ViewCells.CountBound bound = new ViewCells.CountBound(ViewCells.MAX_VIEWS_KEPT);
@@ -139,4 +135,54 @@ final class ProfileReader {
         }
         return new Profile(!r.isEmpty(), r.isStale(), segments, views);
     }
+
+    private Result getNow(Get get) throws IOException {
+        try (Table t = connection.getTable(layout.profilesTable())) {
+            return t.get(get);
+        }
+    }
+
+    /**
+     * The Get under a hard deadline: its Table gives up after the deadline (operation and RPC
+     * timeouts), and the request thread waits at most that long for it, because not every wait of
+     * the HBase client is bounded by the Table's timeouts (a region lookup in {@code hbase:meta}
+     * on a stopped region server waits for the client's meta timeout). A read past the deadline is
+     * cancelled and reported as an {@link IOException}; so is a read refused because every reader
+     * thread is still held by earlier slow reads (the pool is bounded: a stuck region server cannot
+     * take all of the process's threads).
+     */
+    private Result getWithin(Get get) throws IOException {
+        java.util.concurrent.Future<Result> f;
+        try {
+            f = READERS.submit(() -> {
+                try (Table t = TimedTables.open(connection, layout.profilesTable(), deadline, deadline)) {
+                    return t.get(get);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("profile read refused: all " + MAX_READERS + " reader threads wait on slow reads");
+        }
+        try {
+            return f.get(deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            f.cancel(true);
+            throw new IOException("profile read missed its deadline of " + deadline.toMillis() + " ms");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while reading a profile");
+        }
+    }
+
+    /** Most profile reads in flight at once under a deadline (each also bounded by its Table's timeouts). */
+    static final int MAX_READERS = 256;
+
+    private static final java.util.concurrent.ExecutorService READERS = new java.util.concurrent.ThreadPoolExecutor(0, MAX_READERS,
+            60, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), runnable -> {
+                Thread t = new Thread(runnable, "adreport-profile-read");
+                t.setDaemon(true);
+                return t;
+            });
 }

@@ -236,39 +236,54 @@ s_regionserver_kill() {
 s_stale_and_deadline() {
   # Region replicas and the bid path's deadline with a region server stopped (SIGSTOP: alive,
   # silent, as a region server in a long pause): checks of devices whose profile region has its
-  # primary there keep answering — from the secondary, "stale", through the API with timeline
-  # reads; at about serve.deadline.ms, "degraded", through the one without — and none waits for
-  # the HBase client's timeout. Then the region server is restarted.
-  local devices=() i victim=regionserver-worker2 pid tl plain
+  # primary there keep answering — at about serve.deadline.ms, "degraded", through the main API;
+  # from the secondary, "stale", through the API with timeline reads when the secondary is on the
+  # other region server — and none waits for the HBase client's timeout. Then the region server is
+  # restarted.
+  local devices=() i victim="" other pid tl plain most=-1 n w c="e2e/cap-$RUNID" api_tl
+  declare -A held
   for i in $(seq 1 24); do devices+=("$RUNID-replica-dev-$i"); done
   # A view of the capped campaign for every device (one of three allowed): a check of that
-  # campaign reads the device's profile row. A secondary sees what is in store files; a row still
-  # in the primary's memstore reads as a new device there, which is the staleness it reports.
-  local c="e2e/cap-$RUNID"
+  # campaign reads the device's profile row.
   : >"$W/replica.ndjson"
   for i in "${!devices[@]}"; do
     $PY now-events "$W/replica-$i.ndjson" 1 "$RUNID" "r$i" e2e "cap-$RUNID" "${devices[$i]}" 1000 >/dev/null || return 1
     cat "$W/replica-$i.ndjson" >>"$W/replica.ndjson"
   done
   replay "$W/replica.ndjson" "$AGG1" || { echo "ingest of the replica devices' views failed"; return 1; }
-  local api_tl="http://$(host_name api):$API_TIMELINE_PORT"
-  pid=$(cat "$RUN/pids/$victim.pid")
-  kill -STOP "$pid" || { echo "could not stop $victim"; return 1; }
-  tl=$(on edge $PY checks "$api_tl" "$ADSERVER" "$c" "${devices[@]}")
+  # The victim: the region server holding the most profiles regions (primaries and replicas).
+  for w in worker1 worker2; do
+    n=$(on edge curl -fsS "http://$(host_name "$w"):${RS_INFO[$w]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions" \
+        | grep -o 'table_profiles_v1_region_[0-9a-f]*' | sort -u | wc -l)
+    held[$w]=$n
+    if [ "$n" -gt "$most" ]; then most=$n; victim=$w; fi
+  done
+  other=worker1; [ "$victim" = worker1 ] && other=worker2
+  api_tl="http://$(host_name api):$API_TIMELINE_PORT"
+  # Running APIs have warm caches (keys, registry, region locations): one check through each first.
+  on edge $PY checks "$api_tl" "$ADSERVER" "$c" "${devices[0]}" >/dev/null
+  on edge $PY checks "$API" "$ADSERVER" "$c" "${devices[0]}" >/dev/null
+  pid=$(cat "$RUN/pids/regionserver-$victim.pid")
+  kill -STOP "$pid" || { echo "could not stop regionserver-$victim"; return 1; }
   plain=$(on edge $PY checks "$API" "$ADSERVER" "$c" "${devices[@]}")
+  tl=$(on edge $PY checks "$api_tl" "$ADSERVER" "$c" "${devices[@]}")
   kill -CONT "$pid"
   # Its ZooKeeper session may have expired meanwhile: restart it to be sure of the cluster's state.
   kill -9 "$pid" 2>/dev/null
   for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
-  echo "timeline API: $tl" >&2; echo "plain API: $plain" >&2
-  expect_eq "checks answered through the timeline API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$tl")" || { echo "$tl"; return 1; }
-  expect_eq "checks answered through the plain API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$plain")" || { echo "$plain"; return 1; }
-  [ "$($PY field stale <<<"$tl")" -gt 0 ] || { echo "no check was answered by a secondary replica (stale): $tl"; return 1; }
-  [ "$($PY field degraded <<<"$plain")" -gt 0 ] || { echo "no check was answered degraded by the deadline: $plain"; return 1; }
+  "$CLUSTER_HOME/restart-daemon.sh" "regionserver-$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart regionserver-$victim"; return 1; }
+  echo "profiles regions: $victim ${held[$victim]}, $other ${held[$other]}; timeline API: $tl; plain API: $plain" >&2
+  expect_eq "checks answered through the main API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$plain")" || { echo "$plain"; return 1; }
   python3 -c "import json,sys; sys.exit(0 if json.loads(sys.argv[1])['max_seconds'] < 10 else 1)" "$plain" \
-    || { echo "a check waited past 10 s (HBase's timeout, not the deadline): $plain"; return 1; }
-  echo "$victim stopped: timeline API $($PY field stale <<<"$tl")/${#devices[@]} stale (slowest $($PY field max_seconds <<<"$tl") s); plain API $($PY field degraded <<<"$plain")/${#devices[@]} degraded at the 500 ms deadline (slowest $($PY field max_seconds <<<"$plain") s); $victim restarted"
+    || { echo "a check waited past 10 s (HBase's timeout, not the 500 ms deadline): $plain"; return 1; }
+  [ "$($PY field degraded <<<"$plain")" -gt 0 ] || { echo "no check answered degraded with $victim (${held[$victim]} profiles regions) stopped: $plain"; return 1; }
+  expect_eq "checks answered through the timeline API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$tl")" || { echo "$tl"; return 1; }
+  local replicas="the profiles regions' replicas sit on $victim alone (${held[$victim]} regions, ${held[$other]} on $other): no secondary to answer"
+  if [ "${held[$other]}" -gt 0 ]; then
+    [ "$($PY field stale <<<"$tl")" -gt 0 ] || { echo "no check answered by a secondary replica (stale) with $victim stopped: $tl"; return 1; }
+    replicas="timeline API $($PY field stale <<<"$tl")/${#devices[@]} stale (slowest $($PY field max_seconds <<<"$tl") s)"
+  fi
+  echo "regionserver-$victim stopped: main API $($PY field degraded <<<"$plain")/${#devices[@]} degraded at the 500 ms deadline (slowest $($PY field max_seconds <<<"$plain") s); $replicas; restarted"
 }
 
 s_nightly_job() {

@@ -222,7 +222,7 @@ s_regionserver_kill() {
   # Bring the region server back (its host keeps its name and port).
   "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
   # Live, nothing is counted twice; a put-if-absent whose answer the kill lost is answered
-  # duplicate on its retry and not counted live (README, "Several aggregators"): the nightly job
+  # duplicate on its retry and not counted live (docs/EXACTNESS.md, "Several aggregators"): the nightly job
   # counts it from the raw table (nightly-job checks every counter exact).
   local want got short
   want=$($PY plus "$(expected_network)" "$($PY field network <"$W/kill/expected.json")")
@@ -287,9 +287,9 @@ s_stale_and_deadline() {
 }
 
 s_nightly_job() {
-  # README step 5: `hadoop jar` of the job jar from the edge host, HADOOP_CONF_DIR and HBASE_CONF_DIR set.
+  # docs/CLUSTER.md step 5: `hadoop jar` of the job jar from the edge host, HADOOP_CONF_DIR and HBASE_CONF_DIR set.
   local c="$RUN/hosts/edge/conf"
-  # As README "Run on a cluster" step 5: the edge node has the device secret, so the job also
+  # As docs/CLUSTER.md step 5: the edge node has the device secret, so the job also
   # rewrites and trims the day's device view histories.
   on edge env HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" JAVA_HOME="$JAVA_HOME_DIR" \
     ADREPORT_DEVICE_HASH_SECRET="$(cat "$RUN/device-hash.secret")" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/cluster/up.sh: a multi-host HBase/HDFS/YARN cluster on this one Linux machine, and
-# adreport deployed on it as README.md "Run on a cluster" says. See scripts/cluster/README.md.
+# adreport deployed on it as docs/CLUSTER.md (README's former "Run on a cluster") says. See scripts/cluster/README.md.
 #
 #   hosts     master   ZooKeeper, HDFS NameNode, HBase Master, YARN ResourceManager, MR job history
 #             worker1  HDFS DataNode, HBase RegionServer, YARN NodeManager
@@ -325,7 +325,7 @@ await nodemanager 120 "registered with the ResourceManager (1 active node)" equa
 await jobhistory 120 "port $JHS_PORT" port_open master "$MIP" "$JHS_PORT"
 phase yarn
 
-# --- 6. adreport, as README "Run on a cluster" says -------------------------------------------------------
+# --- 6. adreport, as docs/CLUSTER.md says -------------------------------------------------------
 # The secret that every process that hashes device ids shares (an operator's secret store).
 head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$RUN/device-hash.secret"
 for h in edge agg1 agg2 api; do write_adreport_cmd "$h"; done

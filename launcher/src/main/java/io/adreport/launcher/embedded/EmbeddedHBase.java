@@ -105,7 +105,7 @@ public final class EmbeddedHBase implements AutoCloseable {
         // pool a long flush or a blocked write (memstore pressure) can hold every handler while
         // a report's scans wait. 30 handlers x 0.2 = 6 queues: 3 write (15 handlers), 3 read
         // (15 handlers, 7 of them for scans). A real cluster sets the same three properties in
-        // its hbase-site.xml (README, "Running on a cluster").
+        // its hbase-site.xml (docs/CLUSTER.md).
         conf.setFloat("hbase.ipc.server.callqueue.handler.factor", 0.2f);
         conf.setFloat("hbase.ipc.server.callqueue.read.ratio", 0.5f);
         conf.setFloat("hbase.ipc.server.callqueue.scan.ratio", 0.5f);

@@ -17,17 +17,17 @@ class ReadmeConfigTest {
 
     @Test
     void readme_configuration_section_matches_the_settings_definitions() throws Exception {
-        Path readme = Path.of("../README.md");
+        Path readme = Path.of("../docs/CONFIGURATION.md");
         String text = Files.readString(readme);
         int start = text.indexOf(START);
         int end = text.indexOf(END);
-        assertTrue(start >= 0 && end > start, "README.md lacks the config markers");
+        assertTrue(start >= 0 && end > start, "docs/CONFIGURATION.md lacks the config markers");
         String generated = ConfigDefs.markdown();
         String current = text.substring(start + START.length(), end);
         if (Boolean.getBoolean("readme.update")) {
             Files.writeString(readme, text.substring(0, start + START.length()) + generated + text.substring(end));
             return;
         }
-        assertEquals(generated, current, "README configuration is stale: run mvn -pl launcher test -Dtest=ReadmeConfigTest -Dreadme.update=true");
+        assertEquals(generated, current, "docs/CONFIGURATION.md is stale: run mvn -pl launcher test -Dtest=ReadmeConfigTest -Dreadme.update=true");
     }
 }

@@ -23,12 +23,16 @@ import java.util.Map;
  * @param keyCache         how long an API key lookup (positive or negative) is cached; a
  *                         revocation takes effect within this time
  * @param keyCacheSize     most cached key lookups
+ * @param keyLookup        deadline of one API key lookup in the meta table
+ * @param keyStale         how long after it was last read a key's answer still serves while the
+ *                         meta table does not answer its lookups (zero: never)
  * @param liveTimeout      deadline of each step of the live-counts exchange with the aggregators
  *                         (zero: reports read flushed counters only)
  */
 public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int maxResultRows, int maxLimit,
                            int maxPointGets, int queryThreads, int queryQueue, Duration queryTimeout,
-                           Duration keyCache, int keyCacheSize, Duration liveTimeout) {
+                           Duration keyCache, int keyCacheSize, Duration keyLookup, Duration keyStale,
+                           Duration liveTimeout) {
 
     public static final ConfigDef DEF = new ConfigDef("Report API")
             .define("report.port", Type.INT, "8080", "0..65535 (0: any free port)", ConfigDef.between(0, 65535),
@@ -53,6 +57,11 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
                     "API key lookups are cached this long; a revoked key stops working within it")
             .define("report.key.cache.size", Type.INT, "10000", "1..1000000", ConfigDef.between(1, 1_000_000),
                     "Most cached API key lookups")
+            .define("report.key.lookup.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
+                    "Deadline of one API key lookup in the meta table (at most report.query.timeout.ms)")
+            .define("report.key.stale.ms", Type.DURATION_MS, "600000", "0..86400000", ConfigDef.between(0, 86_400_000),
+                    "While the meta table does not answer (its region server stopped or gone), a key's last known answer "
+                            + "keeps serving this long after it was last read, so checks and reports go on; 0: fail with 503 at once")
             .define("report.live.timeout.ms", Type.DURATION_MS, "500", "0 (off)..10000", ConfigDef.between(0, 10_000),
                     "Reports add what each live aggregator has counted but not flushed yet (its live counts, asked over HTTP "
                             + "before and after the HBase read), so a report shows every event acknowledged before it was asked, "
@@ -77,7 +86,7 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
                 v.integer("report.max.buckets"), v.integer("report.max.result.rows"), v.integer("report.max.limit"),
                 v.integer("report.max.point.gets"), v.integer("report.query.threads"), v.integer("report.query.queue"),
                 v.millis("report.query.timeout.ms"), v.millis("report.key.cache.ms"), v.integer("report.key.cache.size"),
-                v.millis("report.live.timeout.ms"));
+                v.millis("report.key.lookup.ms"), v.millis("report.key.stale.ms"), v.millis("report.live.timeout.ms"));
     }
 
     /** Defaults with {@code overrides} applied (no environment), e.g. for tests and tools. */

@@ -4,6 +4,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.meta.ApiKeyStore;
 import io.adreport.schema.meta.KeyRecord;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +38,18 @@ import java.util.concurrent.atomic.LongAdder;
  * through this instance stops at once. The cache holds at most {@code maxEntries}; when full it
  * is emptied (simple, bounded, and a refill costs one get per active key).
  *
- * <p><b>Concurrency.</b> Thread-safe: a concurrent map of immutable entries; two threads missing
- * the same key both read the meta table, which is harmless.
+ * <p><b>When the meta table does not answer.</b> The store reads under a short deadline
+ * ({@code report.key.lookup.ms}). If an expired entry's refresh fails (a region server holding the
+ * meta table stopped or gone), the last known answer keeps serving for up to {@code staleFor}
+ * after it was last read ({@code report.key.stale.ms}) and the next refresh is tried one
+ * {@code ttl} later, so the bid path pays the lookup deadline at most once per key and
+ * {@code ttl} instead of failing every request. A key never seen before still fails (503): it
+ * has no last known answer. Counted by {@link #staleAnswers()}.
+ *
+ * <p><b>Concurrency.</b> Thread-safe: a concurrent map of immutable entries. An expired entry is
+ * refreshed by the one thread that replaces it with an extended copy; others answer from that
+ * copy meanwhile (at most one lookup per key at a time). Two threads missing a key never seen
+ * both read the meta table, which is harmless.
  */
 public final class ApiKeys {
     public static final String PREFIX = "ak_";
@@ -51,7 +62,8 @@ public final class ApiKeys {
         }
     }
 
-    private record Cached(Optional<Role> role, Instant expires) {
+    /** A lookup's answer, used until {@code expires}, last read from the meta table at {@code read}. */
+    private record Cached(Optional<Role> role, Instant expires, Instant read) {
     }
 
     private final ApiKeyStore meta;
@@ -59,16 +71,26 @@ public final class ApiKeys {
     private final Clock clock;
     private final Duration ttl;
     private final int maxEntries;
+    private final Duration staleFor;
     private final SecureRandom random = new SecureRandom();
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
     private final LongAdder lookups = new LongAdder();
+    private final LongAdder staleAnswers = new LongAdder();
 
-    public ApiKeys(ApiKeyStore meta, Cube cube, Clock clock, Duration ttl, int maxEntries) {
+    /**
+     * @param meta       the key store; its deadline bounds each lookup
+     * @param ttl        how long a lookup's answer is used before it is read again
+     * @param maxEntries most cached answers
+     * @param staleFor   how long after it was last read an answer still serves while the meta table
+     *                   does not answer (zero: never)
+     */
+    public ApiKeys(ApiKeyStore meta, Cube cube, Clock clock, Duration ttl, int maxEntries, Duration staleFor) {
         this.meta = meta;
         this.cube = cube;
         this.clock = clock;
         this.ttl = ttl;
         this.maxEntries = maxEntries;
+        this.staleFor = staleFor;
     }
 
     /**
@@ -155,7 +177,12 @@ public final class ApiKeys {
         return meta.keys().stream().map(k -> new KeyInfo(k.hash(), k.role(), k.createdAt(), k.revokedAt())).toList();
     }
 
-    /** The role of an active key, or empty for an unknown, revoked or malformed one. */
+    /**
+     * The role of an active key, or empty for an unknown, revoked or malformed one.
+     *
+     * @throws java.io.UncheckedIOException when the meta table does not answer and there is no last
+     *                                      known answer young enough to serve
+     */
     public Optional<Role> authenticate(String key) {
         if (key == null || !key.startsWith(PREFIX) || key.length() > 128) {
             return Optional.empty();
@@ -166,18 +193,39 @@ public final class ApiKeys {
         if (c != null && now.isBefore(c.expires())) {
             return c.role();
         }
+        if (c != null && !cache.replace(hash, c, new Cached(c.role(), now.plus(ttl), c.read()))) {
+            Cached other = cache.get(hash); // another thread refreshes it: answer from its entry
+            if (other != null) {
+                return other.role();
+            }
+        }
         lookups.increment();
-        Optional<Role> role = meta.key(hash).filter(KeyRecord::active).flatMap(this::roleOf);
+        Optional<Role> role;
+        try {
+            role = meta.key(hash).filter(KeyRecord::active).flatMap(this::roleOf);
+        } catch (UncheckedIOException e) {
+            if (c != null && now.isBefore(c.read().plus(staleFor))) {
+                staleAnswers.increment();
+                return c.role(); // the extended entry stays: the next refresh is one ttl later
+            }
+            cache.remove(hash);
+            throw e;
+        }
         if (cache.size() >= maxEntries) {
             cache.clear();
         }
-        cache.put(hash, new Cached(role, now.plus(ttl)));
+        cache.put(hash, new Cached(role, now.plus(ttl), now));
         return role;
     }
 
-    /** Meta-table lookups made (cache misses). */
+    /** Meta-table lookups made (cache misses and refreshes). */
     public long lookups() {
         return lookups.sum();
+    }
+
+    /** Requests answered from a last known answer because the meta table did not answer. */
+    public long staleAnswers() {
+        return staleAnswers.sum();
     }
 
     private Optional<Role> roleOf(KeyRecord k) {

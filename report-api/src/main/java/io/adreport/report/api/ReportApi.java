@@ -93,18 +93,24 @@ public final class ReportApi {
             TableLayout layout = new TableLayout(cube, namespace);
             // Key lookups and day states are read on every request: bounded like the report's own reads.
             Duration timeout = config.queryTimeout();
+            ApiKeys keys = apiKeys(new ApiKeyStore(connection, layout, clock, min(timeout, config.keyLookup())), cube, config, clock);
+            metrics.gauge("adreport_api_key_stale_answers", "Requests authenticated from a key's last known answer because "
+                    + "the meta table did not answer its lookup (report.key.stale.ms); counts up", keys::staleAnswers);
             return new Deps(cube, layout, connection, new DayStatusStore(connection, layout, clock, timeout),
-                    new HeartbeatStore(connection, layout, clock, timeout),
-                    apiKeys(new ApiKeyStore(connection, layout, clock, timeout), cube, config, clock), metrics, clock, config);
+                    new HeartbeatStore(connection, layout, clock, timeout), keys, metrics, clock, config);
         }
     }
 
     private ReportApi() {
     }
 
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
     /** The key store the API authenticates with; also what {@code bin/adreport keys} uses. */
     public static ApiKeys apiKeys(ApiKeyStore store, Cube cube, ReportConfig config, Clock clock) {
-        return new ApiKeys(store, cube, clock, config.keyCache(), config.keyCacheSize());
+        return new ApiKeys(store, cube, clock, config.keyCache(), config.keyCacheSize(), config.keyStale());
     }
 
     /** The app, not started: call {@code start(port)} (e.g. {@code deps.config().port()}). */

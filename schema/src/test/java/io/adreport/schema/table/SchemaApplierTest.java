@@ -75,6 +75,16 @@ class SchemaApplierTest {
             assertEquals(SchemaApplier.Action.EXTENDED, resultOf(changed, layout.profilesTable()).action(), changed.toString());
             assertEquals(2, admin.getDescriptor(layout.profilesTable()).getRegionReplication());
             assertEquals(SchemaApplier.Action.OK, resultOf(replicated.apply(admin, false), layout.profilesTable()).action());
+
+            // one region server: every region's replicas share it, and there is nowhere to spread them
+            long primaries = admin.getRegions(layout.profilesTable()).stream()
+                    .filter(org.apache.hadoop.hbase.client.RegionReplicaUtil::isDefaultReplica).count();
+            ReplicaPlacement.Placement placed = ReplicaPlacement.spread(hbase.connection(), admin, layout.profilesTable(),
+                    java.time.Duration.ofSeconds(5));
+            assertEquals(admin.getRegionServers().size(), placed.live(), placed.toString());
+            assertEquals(primaries, placed.regions(), placed.toString());
+            assertEquals(1, placed.servers(), placed.toString());
+            assertEquals(primaries, placed.colocated(), placed.toString());
         }
     }
 

@@ -3,7 +3,7 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import io.adreport.aggregator.coalesce.RowCells;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.CounterValues;

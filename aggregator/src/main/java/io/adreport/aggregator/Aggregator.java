@@ -252,19 +252,6 @@ public final class Aggregator implements AutoCloseable {
             // put-only mode counts nothing (PutOnlyCommit never calls this)
         }
 
-        @Override
-        public Admission admit(java.util.List<io.adreport.schema.event.Event> events, long timeoutNanos) {
-            return Admission.NONE;
-        }
-
-        @Override
-        public void flushNow() {
-            // nothing buffered
-        }
-
-        @Override
-        public void close() {
-            // nothing buffered
-        }
+        // admit, flushNow, close: the defaults (nothing is buffered)
     }
 }

@@ -41,6 +41,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import io.adreport.schema.hbase.BulkHFiles;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -579,8 +581,8 @@ class RankedTopNBenchmarkTest {
         Arrays.sort(order, (a, b) -> Bytes.compareTo(day0[a], day0[b]));
         long cells = 0;
         org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(Path.of("target", "topn-bulk").toAbsolutePath().toUri());
-        try (BulkHFiles counters = new BulkHFiles(hbase.configuration(), hbase.connection(), layout.counterTable(campaign),
-                TableLayout.COUNTER_FAMILY, new org.apache.hadoop.fs.Path(tmp, "counters"));
+        long loadedAt = System.currentTimeMillis();
+        try (BulkHFiles counters = new BulkHFiles(hbase.configuration(), hbase.connection(), new org.apache.hadoop.fs.Path(tmp, "counters"), null);
              DuckDBAppender app = ((DuckDBConnection) duck).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "c")) {
             int i = 0;
             while (i < keys) {
@@ -589,14 +591,14 @@ class RankedTopNBenchmarkTest {
                 while (j < keys && day0[order[j]][0] == salt) {
                     j++;
                 }
-                counters.newFile(); // one file per salt bucket, the table's regions
+                counters.newFile(layout.counterTable(campaign), TableLayout.COUNTER_FAMILY); // one file per salt bucket, the table's regions
                 for (int d = 0; d <= DAYS; d++) {
                     LocalDate day = FIRST.plusDays(d);
                     for (int x = i; x < j; x++) {
                         int k = order[x];
                         long v = value(weight, k, d);
-                        counters.put(codec.counterKey(campaign, Granularity.DAY, day.toEpochDay() * 1440, series.get(k)), impressions,
-                                Bytes.toBytes(v));
+                        counters.append(new KeyValue(codec.counterKey(campaign, Granularity.DAY, day.toEpochDay() * 1440, series.get(k)),
+                                TableLayout.COUNTER_FAMILY, impressions, loadedAt, KeyValue.Type.Put, Bytes.toBytes(v)));
                         app.beginRow();
                         app.append(day);
                         app.append(series.get(k).get(0));
@@ -614,8 +616,8 @@ class RankedTopNBenchmarkTest {
         System.err.printf("counters and DuckDB rows loaded in %.1f s%n", (t1 - t0) / 1e9);
         // the index: day lists (kind E, day by day), then month entries, pointers, month series rows (M < P < Q < S)
         long entries = 0;
-        try (BulkHFiles index = new BulkHFiles(hbase.configuration(), hbase.connection(), layout.rankedIndexTable(),
-                TableLayout.RANKED_FAMILY, new org.apache.hadoop.fs.Path(tmp, "index"))) {
+        try (BulkHFiles index = new BulkHFiles(hbase.configuration(), hbase.connection(), new org.apache.hadoop.fs.Path(tmp, "index"), null)) {
+            index.newFile(layout.rankedIndexTable(), TableLayout.RANKED_FAMILY); // one file: the cells come sorted
             YearMonth month = YearMonth.from(FIRST);
             long[] totals = new long[keys];
             List<Cell> buf = new ArrayList<>(3 * keys);
@@ -631,7 +633,7 @@ class RankedTopNBenchmarkTest {
                 }
                 Collections.sort(buf);
                 for (Cell c : buf) {
-                    index.put(c.row(), c.qualifier(), c.value());
+                    index.append(new KeyValue(c.row(), TableLayout.RANKED_FAMILY, c.qualifier(), loadedAt, KeyValue.Type.Put, c.value()));
                 }
                 System.err.printf("day list %s written at %.1f s%n", day, (System.nanoTime() - t0) / 1e9);
             }
@@ -649,7 +651,7 @@ class RankedTopNBenchmarkTest {
             RankedIndexWriter.monthPointer(campaign, month, 1, dayGens, sink);
             Collections.sort(buf);
             for (Cell c : buf) {
-                index.put(c.row(), c.qualifier(), c.value());
+                index.append(new KeyValue(c.row(), TableLayout.RANKED_FAMILY, c.qualifier(), loadedAt, KeyValue.Type.Put, c.value()));
             }
             buf.clear();
             index.load();

@@ -73,11 +73,20 @@ public final class ErrorMapper {
             LOG.warn("meta table read failed on {} {}: {}", ctx.method(), ctx.path(), io.getCause().toString());
             reply(ctx, HttpStatus.SERVICE_UNAVAILABLE, "HBase unavailable, try again: " + firstLine(io.getCause()), null);
         } else {
-            String id = ctx.attribute(REQUEST_ID);
-            LOG.error("request {}: unexpected error on {} {}", id, ctx.method(), ctx.path(), e);
-            ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).json(new ErrorBody("internal error: " + e.getClass().getSimpleName()
-                    + " (see the report API's log for request " + id + ")", null, id));
+            unexpected(e, ctx, "the report API's log");
         }
+    }
+
+    /**
+     * An exception no handler expected ({@link #tag} has run): logged at error with the request's
+     * id and answered 500 with the id in the body, never as a bare "Server Error"; {@code log}
+     * names where the operator finds the line (e.g. "the ingest log").
+     */
+    public static void unexpected(Exception e, Context ctx, String log) {
+        String id = ctx.attribute(REQUEST_ID);
+        LOG.error("request {}: unexpected error on {} {}", id, ctx.method(), ctx.path(), e);
+        ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).json(new ErrorBody("internal error: " + e.getClass().getSimpleName()
+                + " (see " + log + " for request " + id + ")", null, id));
     }
 
     private static String firstLine(Throwable t) {

@@ -4,7 +4,6 @@ import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
 import java.time.Duration;
 import java.time.LocalTime;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -99,14 +98,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
 
     /** Settings given as Hadoop properties ({@code -D reconcile.grace.ms=...} of {@code hadoop jar}). */
     public static ReconcileConfig from(Configuration conf) {
-        Map<String, String> given = new LinkedHashMap<>();
-        for (ConfigDef.Setting s : DEF.settings()) {
-            String v = conf.get(s.name());
-            if (v != null) {
-                given.put(s.name(), v);
-            }
-        }
-        return of(given);
+        return of(DEF.given(conf::get));
     }
 
     /** Writes the job's settings (those of its submitter and {@link #TASK_SETTINGS}) into a Hadoop configuration. */

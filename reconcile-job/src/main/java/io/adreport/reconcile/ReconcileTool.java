@@ -3,7 +3,6 @@ package io.adreport.reconcile;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.job.ReconcileOptions;
 import io.adreport.reconcile.report.DriftReport;
-import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
@@ -11,7 +10,6 @@ import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.time.Clock;
 import org.apache.hadoop.conf.Configuration;
@@ -71,12 +69,7 @@ public final class ReconcileTool extends Configured implements Tool {
                                  Map<String, String> env) {
         String secret = conf.get("device.hash.secret", env.getOrDefault("ADREPORT_DEVICE_HASH_SECRET", ""));
         DeviceHasher hasher = secret.isEmpty() ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
-        Map<String, String> profileSettings = new HashMap<>();
-        for (ConfigDef.Setting s : ProfileConfig.DEF.settings()) {
-            if (conf.get(s.name()) != null) {
-                profileSettings.put(s.name(), conf.get(s.name()));
-            }
-        }
+        Map<String, String> profileSettings = ProfileConfig.DEF.given(conf::get);
         return Reconciler.withViewRepair(new Reconciler(conf, connection, layout, config, Clock.systemUTC()), connection,
                 layout, hasher, ProfileConfig.of(profileSettings));
     }

@@ -2,6 +2,7 @@ package io.adreport.reconcile;
 
 import io.adreport.reconcile.Recount.Cell;
 import io.adreport.reconcile.Recount.Ev;
+import io.adreport.schema.counting.WriterCells;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -28,8 +29,11 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Simulates the live path with the schema classes — raw row first, then increments of the
- * cells the oracle gives for the attribution known at that moment — and lets a test damage it.
+ * Simulates the live path with the schema classes — raw row first, then the cells the oracle
+ * gives for the attribution known at that moment, written as one of the aggregator's two modes
+ * writes them: coalesced ({@code writerCells}: one writer's running totals, a Put of each touched
+ * row's writer cells, {@link WriterCells}) or naive (Increments of the base cells, which the
+ * correction tests read back cell by cell) — and lets a test damage it.
  * Thread-safe enough for one writer thread besides the job.
  */
 final class LivePath {
@@ -42,8 +46,20 @@ final class LivePath {
     private final Map<String, Ev> impressions = new HashMap<>();
     private final List<Put> pendingRaw = new ArrayList<>();
     private final Map<Cell, Long> pendingCells = new HashMap<>();
+    private final long writer = new java.util.SplittableRandom().nextLong();
+    private final Map<Cell, Long> totals = new HashMap<>();
+    private long lastTimestamp;
 
+    private final boolean writerCells;
+
+    /** Counters written as the naive mode writes them (Increments of the base cells). */
     LivePath(Connection connection, TableLayout layout) {
+        this(connection, layout, false);
+    }
+
+    /** {@code writerCells}: counters written as the coalesced mode writes them (writer cells by Put). */
+    LivePath(Connection connection, TableLayout layout, boolean writerCells) {
+        this.writerCells = writerCells;
         this.connection = connection;
         this.layout = layout;
         this.oracle = new Recount(layout.cube());
@@ -61,7 +77,7 @@ final class LivePath {
 
     /**
      * Stores {@code e}'s raw row; when {@code countLive}, counts its cells as known now. Like the
-     * aggregator, it buffers: {@link #flush()} writes the raw rows, then the summed increments.
+     * aggregator, it buffers: {@link #flush()} writes the raw rows, then the touched rows' totals.
      */
     synchronized void ingest(Ev e, Instant arrival, boolean countLive) {
         pendingRaw.add(codec.toPut(toEvent(e), arrival));
@@ -81,8 +97,29 @@ final class LivePath {
             throw new UncheckedIOException(e);
         }
         pendingRaw.clear();
-        increment(pendingCells, 1);
+        if (writerCells) {
+            writeTotals(pendingCells);
+        } else {
+            increment(pendingCells, 1);
+        }
         pendingCells.clear();
+    }
+
+    /** Adds the cells to this writer's running totals and puts every touched row's totals, one Put per row. */
+    private void writeTotals(Map<Cell, Long> cells) {
+        Map<String, Map<String, Map<String, Long>>> touched = new TreeMap<>();
+        cells.forEach((c, d) -> touched.computeIfAbsent(c.rollup(), k -> new HashMap<>()).computeIfAbsent(c.rowHex(), k -> new HashMap<>())
+                .put(c.metric(), totals.merge(c, d, Long::sum)));
+        lastTimestamp = Math.max(System.currentTimeMillis(), lastTimestamp + 1);
+        for (Map.Entry<String, Map<String, Map<String, Long>>> t : touched.entrySet()) {
+            List<Put> puts = new ArrayList<>();
+            t.getValue().forEach((row, metrics) -> puts.add(WriterCells.put(HexFormat.of().parseHex(row), writer, metrics, lastTimestamp)));
+            try (Table table = connection.getTable(layout.counterTable(t.getKey()))) {
+                table.put(puts);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     /** The cells {@code e} moves given the impressions stored so far. */
@@ -99,7 +136,7 @@ final class LivePath {
         return cells;
     }
 
-    /** Applies {@code times} x the cells as Increments (the way the aggregator writes counters). */
+    /** Adds {@code times} x the cells to the base cells by Increments (the naive mode; damage beside the writer cells). */
     void increment(Map<Cell, Long> cells, int times) {
         Map<String, Map<String, Increment>> byTable = new TreeMap<>();
         for (Map.Entry<Cell, Long> c : cells.entrySet()) {

@@ -54,7 +54,7 @@ class RankedIndexHookTest {
         Cube cube = ReconcileJobTest.smallCube();
         TableLayout layout = new TableLayout(cube, hbase.freshNamespace("rankhook"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        LivePath live = new LivePath(hbase.connection(), layout);
+        LivePath live = new LivePath(hbase.connection(), layout, true); // counters as the coalesced aggregator writes them
         List<Ev> imps = new ArrayList<>();
         List<Ev> clicks = new ArrayList<>();
         for (int i = 0; i < 300; i++) {

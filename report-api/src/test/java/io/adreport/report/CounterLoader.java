@@ -1,5 +1,6 @@
 package io.adreport.report;
 
+import io.adreport.schema.counting.WriterCells;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Rollup;
@@ -12,15 +13,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Writes the counters of known events the way the aggregator would — Increments of 8-byte longs
- * at codec-built keys — but with the test's own bucketing (epoch-minute arithmetic) and counting
- * rules ({@link KnownEvent#deltas}), summed per cell first so a load is a few batches.
+ * Writes the counters of known events the way a live aggregator does — one writer's absolute
+ * running totals, a Put of each touched row's writer cells ({@link WriterCells}) at codec-built
+ * keys — but with the test's own bucketing (epoch-minute arithmetic) and counting rules
+ * ({@link KnownEvent#deltas}), summed per cell first so a load is a few batches. One loader is
+ * one writer: its totals grow with every load, as an aggregator's do between restarts.
  */
 public final class CounterLoader {
     /** One counter cell: a rollup's table, a row key (not to be mutated), a metric column. */
@@ -31,6 +32,9 @@ public final class CounterLoader {
     private final Cube cube;
     private final TableLayout layout;
     private final RowKeyCodec codec;
+    private final long writer = new java.util.SplittableRandom().nextLong();
+    private final Map<String, Map<ByteBuffer, Map<String, Long>>> totals = new LinkedHashMap<>();
+    private long lastTimestamp;
 
     public CounterLoader(Connection connection, Cube cube, TableLayout layout) {
         this.connection = connection;
@@ -40,7 +44,7 @@ public final class CounterLoader {
     }
 
     public void load(List<KnownEvent> events) throws IOException {
-        increment(deltas(events));
+        add(deltas(events));
     }
 
     /** The counter deltas of {@code events}, summed per cell: what {@link #load} adds. */
@@ -60,14 +64,20 @@ public final class CounterLoader {
         return cells;
     }
 
-    /** Adds each cell's delta to the stored counter, one Increment per row with all its columns. */
-    public void increment(Map<Cell, Long> cells) throws IOException {
-        Map<String, Map<ByteBuffer, Increment>> byTable = new LinkedHashMap<>();
-        cells.forEach((c, d) -> byTable.computeIfAbsent(c.rollup(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(c.row(), k -> new Increment(k.array()))
-                .addColumn(TableLayout.COUNTER_FAMILY, Bytes.toBytes(c.metric()), d));
-        for (Map.Entry<String, Map<ByteBuffer, Increment>> t : byTable.entrySet()) {
-            List<Row> batch = new ArrayList<>(t.getValue().values());
+    /** Adds each cell's delta to this writer's running total and writes every touched row's totals, one Put per row. */
+    public synchronized void add(Map<Cell, Long> cells) throws IOException {
+        Map<String, Map<ByteBuffer, Map<String, Long>>> touched = new LinkedHashMap<>();
+        cells.forEach((c, d) -> {
+            Map<String, Long> row = totals.computeIfAbsent(c.rollup(), k -> new LinkedHashMap<>())
+                    .computeIfAbsent(c.row(), k -> new LinkedHashMap<>());
+            row.merge(c.metric(), d, Long::sum);
+            touched.computeIfAbsent(c.rollup(), k -> new LinkedHashMap<>()).computeIfAbsent(c.row(), k -> new LinkedHashMap<>())
+                    .put(c.metric(), row.get(c.metric()));
+        });
+        lastTimestamp = Math.max(System.currentTimeMillis(), lastTimestamp + 1);
+        for (Map.Entry<String, Map<ByteBuffer, Map<String, Long>>> t : touched.entrySet()) {
+            List<Row> batch = new ArrayList<>();
+            t.getValue().forEach((row, metrics) -> batch.add(WriterCells.put(row.array(), writer, metrics, lastTimestamp)));
             try (Table table = connection.getTable(layout.counterTable(t.getKey()))) {
                 for (int i = 0; i < batch.size(); i += 2000) {
                     List<Row> chunk = batch.subList(i, Math.min(batch.size(), i + 2000));

@@ -61,7 +61,7 @@ public final class ServingRoutes implements AutoCloseable {
                         400, "a field breaks a rule", 401, "no, unknown or revoked API key", 403, "not an adserver key",
                         503, "HBase unavailable"),
                 check::check).withRequest(CheckController.requestType()).withAnswer(CheckController.answerType());
-        AdController ads = new AdController(decider, registry, config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
+        AdController ads = new AdController(decider, registry, layout.cube(), config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
         ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
                 "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-exhausted, not-capped "
                         + "campaigns of the zone, throttled by their pacing rate, "

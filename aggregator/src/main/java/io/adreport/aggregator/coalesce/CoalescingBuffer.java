@@ -3,15 +3,12 @@ package io.adreport.aggregator.coalesce;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -395,86 +392,6 @@ public final class CoalescingBuffer {
             spaceFreed.signalAll();
         } finally {
             spaceLock.unlock();
-        }
-    }
-
-    /** Identity of a counter row: table index and row key bytes, hash cached (also {@link GroupSums}' key). */
-    static final class RowId {
-        final int table;
-        final byte[] row;
-        final int hash;
-
-        RowId(int table, byte[] row) {
-            this.table = table;
-            this.row = row;
-            this.hash = 31 * table + Arrays.hashCode(row);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof RowId r && r.table == table && r.hash == hash && Arrays.equals(r.row, row);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-    }
-
-    /** The buffered deltas of one counter row, one slot per metric column. */
-    public static final class RowCells {
-        private final int table;
-        private final byte[] row;
-        private final int epochDay;
-        private final AtomicLongArray deltas;
-        private final AtomicInteger touched = new AtomicInteger();
-
-        RowCells(int table, byte[] row, int epochDay, int columns) {
-            this.table = table;
-            this.row = row;
-            this.epochDay = epochDay;
-            this.deltas = new AtomicLongArray(columns);
-        }
-
-        /** @return true when this column was untouched before (a new distinct cell) */
-        boolean add(int column, long delta) {
-            deltas.addAndGet(column, delta);
-            int bit = 1 << column;
-            int seen = touched.get();
-            while ((seen & bit) == 0) {
-                if (touched.compareAndSet(seen, seen | bit)) {
-                    return true;
-                }
-                seen = touched.get();
-            }
-            return false;
-        }
-
-        public int table() {
-            return table;
-        }
-
-        public byte[] row() {
-            return row;
-        }
-
-        /** UTC epoch day of the row's time bucket. */
-        public int epochDay() {
-            return epochDay;
-        }
-
-        /** Bit {@code i} set when column {@code i} received a delta. */
-        public int touchedColumns() {
-            return touched.get();
-        }
-
-        public long delta(int column) {
-            return deltas.get(column);
-        }
-
-        /** Distinct cells in this row. */
-        public int cellCount() {
-            return Integer.bitCount(touched.get());
         }
     }
 }

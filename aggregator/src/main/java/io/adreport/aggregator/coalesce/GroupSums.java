@@ -22,7 +22,7 @@ import java.util.List;
  */
 public final class GroupSums implements CounterCells.CellSink {
     private final int columns;
-    private final HashMap<CoalescingBuffer.RowId, Row> rows = new HashMap<>();
+    private final HashMap<RowId, Row> rows = new HashMap<>();
     private final List<Row> order = new ArrayList<>();
     private long deltas;
     // The row of the previous delta: an event's metrics of one row arrive one after another with
@@ -48,7 +48,7 @@ public final class GroupSums implements CounterCells.CellSink {
         if (row == lastRow && table == lastTable) {
             r = last;
         } else {
-            CoalescingBuffer.RowId key = new CoalescingBuffer.RowId(table, row);
+            RowId key = new RowId(table, row);
             r = rows.get(key);
             if (r == null) {
                 r = new Row(table, row, epochDay, columns);

@@ -199,13 +199,7 @@ public final class CoalescedCounters implements CounterWriter {
 
     @Override
     public void abandon() {
-        running = false;
-        wakeUp();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stopThread();
         flushLock.lock(); // a flush already on the wire finishes; nothing after it is sent
         try {
             int dropped = buffer.drainGeneration().rows().size();
@@ -217,6 +211,13 @@ public final class CoalescedCounters implements CounterWriter {
 
     @Override
     public void close() {
+        stopThread();
+        FlushReport last = flushOnce();
+        LOG.info("final flush on shutdown: {} increments, {} cells, {} unapplied", last.rows(), last.cells(), last.unappliedCells());
+    }
+
+    /** Stops the flush thread: it finishes the flush it is in, then exits (waits up to a minute). */
+    private void stopThread() {
         running = false;
         wakeUp();
         try {
@@ -224,7 +225,5 @@ public final class CoalescedCounters implements CounterWriter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        FlushReport last = flushOnce();
-        LOG.info("final flush on shutdown: {} increments, {} cells, {} unapplied", last.rows(), last.cells(), last.unappliedCells());
     }
 }

@@ -47,9 +47,11 @@ public interface CounterWriter extends AutoCloseable {
      * Ingest calls it before it stores anything of a request.
      *
      * @return the reservation, to close once the request's outcome is known; null when there is
-     *         no room (ingest answers 429)
+     *         no room (ingest answers 429). A writer without a bounded buffer holds nothing.
      */
-    Admission admit(List<Event> events, long timeoutNanos) throws InterruptedException;
+    default Admission admit(List<Event> events, long timeoutNanos) throws InterruptedException {
+        return Admission.NONE;
+    }
 
     /**
      * This aggregator's current totals of the rows {@code request} wants, for readers that merge
@@ -62,8 +64,9 @@ public interface CounterWriter extends AutoCloseable {
         return LiveCounts.Answer.NONE;
     }
 
-    /** Sends everything counted so far and returns when it is sent (or counted as unapplied). */
-    void flushNow();
+    /** Sends everything counted so far and returns when it is sent (or counted as unapplied); nothing by default. */
+    default void flushNow() {
+    }
 
     /**
      * Stops without sending what is buffered, as a crash would (the nightly job restores those
@@ -72,7 +75,8 @@ public interface CounterWriter extends AutoCloseable {
     default void abandon() {
     }
 
-    /** Flushes and stops. */
+    /** Flushes and stops; nothing buffered by default. */
     @Override
-    void close();
+    default void close() {
+    }
 }

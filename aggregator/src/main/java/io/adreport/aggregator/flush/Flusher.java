@@ -3,10 +3,11 @@ package io.adreport.aggregator.flush;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.TableSource;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import io.adreport.aggregator.coalesce.RowCells;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.CounterValues;
+import io.adreport.schema.counting.WriterCells;
 import io.adreport.aggregator.dayclose.SendGate;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
@@ -274,15 +275,7 @@ public final class Flusher {
 
     /** The Put of one row's totals: its touched metrics' writer cells. */
     private Put put(RowCells rc, long[] rowTotals, byte[][] qualifiers, long timestamp) {
-        Put put = new Put(rc.row());
-        int touched = rc.touchedColumns();
-        for (int c = 0; c < qualifiers.length; c++) {
-            if ((touched & (1 << c)) != 0) {
-                put.addColumn(TableLayout.COUNTER_FAMILY, qualifiers[c], timestamp, Bytes.toBytes(rowTotals[c]));
-            }
-        }
-        put.setDurability(durability);
-        return put;
+        return WriterCells.put(rc.row(), qualifiers, rowTotals, rc.touchedColumns(), timestamp).setDurability(durability);
     }
 
     /** The current writer id's qualifier of each metric column. */

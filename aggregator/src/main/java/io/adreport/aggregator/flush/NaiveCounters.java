@@ -98,18 +98,5 @@ public final class NaiveCounters implements CounterWriter {
     private record Cell(int table, byte[] row, int day, int column, long delta) {
     }
 
-    @Override
-    public Admission admit(java.util.List<io.adreport.schema.event.Event> events, long timeoutNanos) {
-        return Admission.NONE;
-    }
-
-    @Override
-    public void flushNow() {
-        // Every increment was sent synchronously.
-    }
-
-    @Override
-    public void close() {
-        // Nothing buffered.
-    }
+    // admit, flushNow, close: the defaults (every increment is sent synchronously; nothing is buffered).
 }

@@ -1,6 +1,6 @@
 package io.adreport.aggregator.flush;
 
-import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import io.adreport.aggregator.coalesce.RowCells;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;

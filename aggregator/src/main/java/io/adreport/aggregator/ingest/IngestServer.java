@@ -3,6 +3,7 @@ package io.adreport.aggregator.ingest;
 import io.adreport.aggregator.AggregatorMetrics;
 import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.aggregator.store.RawStore;
+import io.adreport.http.ErrorMapper;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.RequestIds;
@@ -10,18 +11,15 @@ import io.javalin.Javalin;
 import io.javalin.http.HttpResponseException;
 import java.time.Duration;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The ingest HTTP server: routes in one place, one exception mapper. Error bodies are
  * {@code {"error": "..."}}; 429 and 503 carry {@code Retry-After}. Every answer carries the
  * request's id ({@link RequestIds}); an exception no handler expected is logged with that id and
- * answered 500 with it in the body, never as a bare "Server Error".
+ * answered 500 with it in the body, never as a bare "Server Error" (both by the HTTP foundation's
+ * {@link ErrorMapper}, as in every adreport service).
  */
 public final class IngestServer {
-    private static final Logger LOG = LoggerFactory.getLogger(IngestServer.class);
-    private static final String REQUEST_ID = "adreport.requestId";
 
     private IngestServer() {
     }
@@ -32,17 +30,8 @@ public final class IngestServer {
      * JSON body naming the id, and an error log line with the same id.
      */
     static void tagRequests(Javalin app) {
-        app.before(ctx -> {
-            String id = RequestIds.of(ctx.header(RequestIds.HEADER));
-            ctx.attribute(REQUEST_ID, id);
-            ctx.header(RequestIds.HEADER, id);
-        });
-        app.exception(Exception.class, (e, ctx) -> {
-            String id = ctx.attribute(REQUEST_ID);
-            LOG.error("request {}: unexpected error on {} {}", id, ctx.method(), ctx.path(), e);
-            ctx.status(500).json(Map.of("error", "internal error: " + e.getClass().getSimpleName()
-                    + " (see the ingest log for request " + id + ")", "requestId", String.valueOf(id)));
-        });
+        app.before(ErrorMapper::tag);
+        app.exception(Exception.class, (e, ctx) -> ErrorMapper.unexpected(e, ctx, "the ingest log"));
     }
 
     public static Javalin create(EventParser parser, RawStore store, CounterWriter counters, AggregatorMetrics metrics,

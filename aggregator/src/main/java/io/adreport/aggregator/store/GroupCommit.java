@@ -21,13 +21,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +78,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupCommit {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
-    private static final int MAX_PENDING_DUP_MARKS = 100_000;
 
     private final TableLayout layout;
     private final RowKeyCodec keys;
@@ -97,8 +92,7 @@ public final class GroupCommit {
     private final boolean conditional;
     private final ViewRecorder views;
     private final ConcurrentHashMap<RowId, Entry> inFlight = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<byte[]> pendingDupMarks = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pendingDupCount = new AtomicInteger();
+    private final DuplicateMarks duplicateMarks;
 
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
                        AggregatorMetrics metrics, StoredIds storedIds) {
@@ -125,6 +119,7 @@ public final class GroupCommit {
         this.days = days;
         this.clock = clock;
         this.metrics = metrics;
+        this.duplicateMarks = new DuplicateMarks(layout, tables, metrics);
     }
 
     /** One event of a batch and its answer. */
@@ -160,7 +155,7 @@ public final class GroupCommit {
                         if (ex != null) {
                             entry.result.completeExceptionally(ex);
                         } else {
-                            queueDuplicateMark(entry.key.row());
+                            duplicateMarks.queue(entry.key.row());
                             entry.result.complete(Outcome.DUPLICATE);
                         }
                     });
@@ -253,7 +248,7 @@ public final class GroupCommit {
                 e.result.complete(e.duplicate ? Outcome.DUPLICATE : Outcome.STORED);
             }
         }
-        duplicateRows.forEach(this::queueDuplicateMark);
+        duplicateRows.forEach(duplicateMarks::queue);
     }
 
     /**
@@ -370,34 +365,8 @@ public final class GroupCommit {
         }
     }
 
-    private void queueDuplicateMark(byte[] row) {
-        if (pendingDupCount.incrementAndGet() > MAX_PENDING_DUP_MARKS) {
-            pendingDupCount.decrementAndGet();
-            metrics.duplicateMarkFailures.inc();
-            return;
-        }
-        pendingDupMarks.add(row);
-    }
-
-    /** Best effort: {@code e:dup += 1} on the raw rows of acknowledged duplicates, in one batch. */
+    /** Best effort: {@code e:dup += 1} on the raw rows of acknowledged duplicates ({@link DuplicateMarks}). */
     void markPendingDuplicates() {
-        List<Row> incs = new ArrayList<>();
-        byte[] row;
-        while (incs.size() < 10_000 && (row = pendingDupMarks.poll()) != null) {
-            pendingDupCount.decrementAndGet();
-            incs.add(new Increment(row).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.DUPLICATES, 1).setReturnResults(false));
-        }
-        if (incs.isEmpty()) {
-            return;
-        }
-        try (Table raw = tables.open(layout.rawTable())) {
-            raw.batch(incs, new Object[incs.size()]);
-        } catch (IOException | RuntimeException ex) {
-            metrics.duplicateMarkFailures.add(incs.size());
-            LOG.debug("duplicate marks failed: {}", ex.toString());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            metrics.duplicateMarkFailures.add(incs.size());
-        }
+        duplicateMarks.write();
     }
 }

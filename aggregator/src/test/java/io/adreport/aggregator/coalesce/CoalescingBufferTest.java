@@ -31,9 +31,9 @@ class CoalescingBufferTest {
         b.add(0, bytes("r1"), 7, 2, 1);
         b.add(1, bytes("r1"), 7, 0, 1); // same row bytes, other table
         assertEquals(3, b.cells());
-        List<CoalescingBuffer.RowCells> rows = b.drain();
+        List<RowCells> rows = b.drain();
         assertEquals(2, rows.size(), "one entry (one Increment) per table row");
-        CoalescingBuffer.RowCells r1 = rows.stream().filter(r -> r.table() == 0).findFirst().orElseThrow();
+        RowCells r1 = rows.stream().filter(r -> r.table() == 0).findFirst().orElseThrow();
         assertEquals(7, r1.delta(0));
         assertEquals(1, r1.delta(2));
         assertEquals(0b101, r1.touchedColumns());
@@ -54,7 +54,7 @@ class CoalescingBufferTest {
             a.add(0, bytes("r1"), 7, 0, 2); // equal bytes, another array
         }
         Map<String, Long> cells = new HashMap<>();
-        for (CoalescingBuffer.RowCells r : b.drain()) {
+        for (RowCells r : b.drain()) {
             for (int c = 0; c < 3; c++) {
                 if ((r.touchedColumns() & (1 << c)) != 0) {
                     cells.put(r.table() + "/" + new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c));
@@ -94,9 +94,9 @@ class CoalescingBufferTest {
         assertEquals(cellsOf(oneByOne.drain()), cellsOf(summed.drain()));
     }
 
-    private static Map<String, Long> cellsOf(List<CoalescingBuffer.RowCells> rows) {
+    private static Map<String, Long> cellsOf(List<RowCells> rows) {
         Map<String, Long> cells = new HashMap<>();
-        for (CoalescingBuffer.RowCells r : rows) {
+        for (RowCells r : rows) {
             for (int c = 0; c < 3; c++) {
                 if ((r.touchedColumns() & (1 << c)) != 0) {
                     cells.put(r.table() + "/" + new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c));
@@ -124,7 +124,7 @@ class CoalescingBufferTest {
         Map<String, Long> sums = new HashMap<>();
         // Drains race with the writers on this thread; a writer's failure surfaces here.
         Runnable drain = () -> {
-            for (CoalescingBuffer.RowCells r : b.drain()) {
+            for (RowCells r : b.drain()) {
                 for (int c = 0; c < 2; c++) {
                     sums.merge(new String(r.row(), StandardCharsets.UTF_8) + "/" + c, r.delta(c), Long::sum);
                 }

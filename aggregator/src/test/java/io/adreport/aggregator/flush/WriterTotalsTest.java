@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
-import io.adreport.aggregator.coalesce.CoalescingBuffer.RowCells;
+import io.adreport.aggregator.coalesce.RowCells;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

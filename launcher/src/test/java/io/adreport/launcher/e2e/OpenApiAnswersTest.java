@@ -5,12 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
 import io.adreport.aggregator.Aggregator;
+import io.adreport.api.client.ApiClient;
+import io.adreport.api.client.api.CampaignsApi;
+import io.adreport.api.client.api.ReportsApi;
+import io.adreport.api.client.api.ServingApi;
+import io.adreport.api.client.model.CampaignChange;
+import io.adreport.api.client.model.CheckAnswer;
+import io.adreport.api.client.model.CheckRequest;
+import io.adreport.api.client.model.FrequencyCap;
+import io.adreport.api.client.model.Report;
+import io.adreport.api.client.model.ReportRow;
 import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.TableSource;
 import io.adreport.campaigns.CampaignRoutes;
@@ -39,6 +50,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -63,7 +76,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * independent JSON-schema validator (networknt, OpenAPI 3.0 dialect). The document's schemas allow
  * no property they do not name, so a field renamed in a handler but not in its record (or the
  * record beside a hand-written writer) turns this test red. The document is left in
- * {@code target/openapi.json} for {@code redocly lint}.
+ * {@code target/openapi.json} for {@code redocly lint}; its checked-in copy {@code docs/openapi.json}, from which module
+ * {@code api-client} generates the Java client at build time, must be the same document, and that generated client reads a
+ * report and runs a check here against the running API.
  */
 @ExtendWith(HBaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -71,6 +86,9 @@ class OpenApiAnswersTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final String DOC = "https://adreport.example/openapi.json";
+    /** The checked-in copy the Java client (module api-client) is generated from at build time. */
+    private static final Path CHECKED_IN = Path.of("..", "docs", "openapi.json");
+    private static final Path SERVED = Path.of("target", "openapi.json");
     private static final byte[] SECRET = "0123456789abcdef-openapi".getBytes(StandardCharsets.UTF_8);
 
     private MutableClock clock;
@@ -117,8 +135,9 @@ class OpenApiAnswersTest {
 
         String text = send("GET", "/openapi.json", null, null).body();
         doc = JSON.readTree(text);
-        // The served document, for `redocly lint` (see http/README.md).
-        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "openapi.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+        // The served document, keys sorted, for `redocly lint` (see http/README.md) and to refresh docs/openapi.json.
+        Files.writeString(SERVED, JSON.writer().with(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).withDefaultPrettyPrinter()
+                .writeValueAsString(JSON.readValue(text, Map.class)) + "\n");
         schemas = SchemaRegistry.withDefaultDialect(Dialects.getOpenApi30(), b -> b.schemas(Map.of(DOC, text)));
     }
 
@@ -192,6 +211,53 @@ class OpenApiAnswersTest {
         call("GET", "/v1/privacy/deletions/{id}", "/v1/privacy/deletions/" + accepted.get("id").asText(), null, 200);
 
         assertEquals(jsonOperations(), validated, "every JSON operation of the document is called and validated");
+    }
+
+    @Test
+    void the_checked_in_document_is_the_served_one() throws Exception {
+        assertEquals(doc, JSON.readTree(Files.readString(CHECKED_IN)), "docs/openapi.json (the generated client's source) is not the served"
+                + " document; refresh it after this test with: cp launcher/target/openapi.json docs/openapi.json");
+    }
+
+    @Test
+    void a_client_generated_from_the_document_reads_a_report_and_runs_a_check() throws Exception {
+        ApiClient client = new ApiClient();
+        client.updateBaseUri(base);
+        client.setRequestInterceptor(b -> b.header("Authorization", "Bearer " + analyst));
+        new CampaignsApi(client).putV1CampaignsAdvertiserCampaign("gen1", "c1",
+                new CampaignChange().addFrequencyCapsItem(new FrequencyCap().max(2).window("1d")));
+        serving.registry().refresh();
+
+        // Device g1 sees gen1/c1 twice (its cap), g2 once; the expected report is recounted from these events.
+        Instant t = clock.instant().minus(Duration.ofMinutes(20));
+        List<String> devices = List.of("g1", "g1", "g2");
+        List<Long> costs = List.of(1_000L, 2_000L, 4_000L);
+        StringBuilder events = new StringBuilder("[");
+        for (int i = 0; i < devices.size(); i++) {
+            events.append(i == 0 ? "" : ",").append("{\"type\":\"impression\",\"id\":\"gen-").append(i).append("\",\"ts\":\"").append(t)
+                    .append("\",\"device\":\"").append(devices.get(i)).append("\",\"advertiser\":\"gen1\",\"campaign\":\"c1\",")
+                    .append("\"creative\":\"cr1\",\"publisher\":\"p1\",\"zone\":\"z1\",\"country\":\"US\",\"deviceType\":\"phone\",")
+                    .append("\"costMicros\":").append(costs.get(i)).append('}');
+        }
+        HttpResponse<String> ingest = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agg.port() + "/v1/events"))
+                .POST(HttpRequest.BodyPublishers.ofString(events.append(']').toString())).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, ingest.statusCode(), ingest.body());
+        agg.flushNow();
+
+        LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+        Report report = new ReportsApi(client).getV1ReportsRollup("campaign", today.minusDays(1).toString(), today.plusDays(1).toString(),
+                "all", null, "impressions,spendMicros", "advertiser,campaign", null, null, null, "gen1", null, null, null, null, null, null);
+        assertEquals(1, report.getRows().size(), report.toString());
+        ReportRow row = report.getRows().get(0);
+        assertEquals(Map.of("advertiser", "gen1", "campaign", "c1"), row.getDimensions());
+        assertEquals(devices.size(), row.getMetrics().get("impressions").intValueExact());
+        assertEquals(costs.stream().mapToLong(Long::longValue).sum(), row.getMetrics().get("spendMicros").longValueExact());
+
+        CheckAnswer g1 = new ServingApi(client).postV1ServeCheck(new CheckRequest().device("g1").addCampaignsItem("gen1/c1"));
+        assertEquals(false, g1.getCampaigns().get(0).getAllowed(), g1.toString());
+        assertEquals("capped", g1.getCampaigns().get(0).getReason(), g1.toString());
+        CheckAnswer g2 = new ServingApi(client).postV1ServeCheck(new CheckRequest().device("g2").addCampaignsItem("gen1/c1"));
+        assertEquals(true, g2.getCampaigns().get(0).getAllowed(), g2.toString());
     }
 
     /** Calls {@code url} as {@code operation} of the document, asserts the status, validates the body sent and the answer. */

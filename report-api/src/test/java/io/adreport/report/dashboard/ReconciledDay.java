@@ -105,7 +105,7 @@ final class ReconciledDay implements AutoCloseable {
         List<KnownEvent> replayed = List.of(traffic.known.get(12));
         Map<CounterLoader.Cell, Long> stored = new HashMap<>(live.deltas(counted));
         live.deltas(replayed).forEach((c, d) -> stored.merge(c, d, Long::sum));
-        live.increment(stored);
+        live.add(stored);
         Map<CounterLoader.Cell, Long> damage = new HashMap<>();
         live.deltas(replayed).forEach((c, d) -> damage.merge(c, d, Long::sum));
         live.deltas(lost).forEach((c, d) -> damage.merge(c, -d, Long::sum));

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -56,6 +57,22 @@ public final class ConfigDef {
 
     public List<Setting> settings() {
         return List.copyOf(settings.values());
+    }
+
+    /**
+     * The settings of this table that {@code source} gives a value for (name → value, in table
+     * order), e.g. {@code conf::get} of a Hadoop configuration; {@code source} answers null for
+     * a setting it does not give.
+     */
+    public Map<String, String> given(Function<String, String> source) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Setting s : settings.values()) {
+            String v = source.apply(s.name());
+            if (v != null) {
+                out.put(s.name(), v);
+            }
+        }
+        return out;
     }
 
     /** Environment variable that sets {@code name}. */

@@ -7,6 +7,7 @@ import io.adreport.http.RecordSchemas;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.schema.cube.Cube;
 import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
@@ -53,16 +54,19 @@ public final class AdController {
     private final Clock clock;
     private final java.util.function.Supplier<RandomGenerator> rng;
     private final String beaconBase;
+    private final BeaconFields fields;
     private final Metrics.Histogram latency;
     private final Metrics.Counter unfilled;
 
-    public AdController(CapDecider decider, CampaignRegistry registry, ServeConfig config, Clock clock,
+    /** {@code cube}: the cube the beacons' events are counted in; the beacon URLs use its field names ({@link BeaconFields}). */
+    public AdController(CapDecider decider, CampaignRegistry registry, Cube cube, ServeConfig config, Clock clock,
                         java.util.function.Supplier<RandomGenerator> rng, Metrics metrics) {
         this.decider = decider;
         this.registry = registry;
         this.clock = clock;
         this.rng = rng;
         this.beaconBase = config.beaconUrl().replaceAll("/+$", "") + "/v1/pixel?";
+        this.fields = BeaconFields.of(cube);
         this.latency = metrics.histogram("adreport_serve_ad_seconds", "Latency of POST /v1/serve/ad (one profile Get, choice, answer)",
                 new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
         this.unfilled = metrics.counter("adreport_serve_ad_unfilled_total", "Ad requests with no eligible ad");
@@ -119,24 +123,30 @@ public final class AdController {
     private Chosen chosen(AdSelector.Ranked r, Request req, long now) {
         Ad a = r.ad();
         String id = UUID.randomUUID().toString();
-        StringBuilder imp = new StringBuilder(beaconBase).append("type=impression&id=").append(id).append("&ts=").append(now);
-        param(imp, "advertiser", a.advertiser());
-        param(imp, "campaign", a.campaign());
-        param(imp, "creative", a.creative());
-        param(imp, "publisher", req.site());
-        param(imp, "zone", req.zone());
-        param(imp, "device", req.device());
-        param(imp, "country", req.country());
-        param(imp, "deviceType", req.deviceType());
-        imp.append("&costMicros=").append(Math.max(1, a.ecpmMicros() / 1000));
-        StringBuilder click = new StringBuilder(beaconBase).append("type=click&id=").append(id).append("-c&impressionId=").append(id);
-        param(click, "device", req.device());
+        BeaconFields f = fields;
+        StringBuilder imp = new StringBuilder(beaconBase);
+        imp.append(f.type()).append('=').append(f.impression()).append('&').append(f.id()).append('=').append(id)
+                .append('&').append(f.time()).append('=').append(now);
+        param(imp, f.advertiser(), a.advertiser());
+        param(imp, f.campaign(), a.campaign());
+        param(imp, f.creative(), a.creative());
+        param(imp, f.publisher(), req.site());
+        param(imp, f.zone(), req.zone());
+        param(imp, f.device(), req.device());
+        param(imp, f.country(), req.country());
+        param(imp, f.deviceType(), req.deviceType());
+        param(imp, f.cost(), Long.toString(Math.max(1, a.ecpmMicros() / 1000)));
+        StringBuilder click = new StringBuilder(beaconBase);
+        click.append(f.type()).append('=').append(f.click()).append('&').append(f.id()).append('=').append(id).append("-c");
+        param(click, f.joinField(), id);
+        param(click, f.device(), req.device());
         return new Chosen(a.advertiser(), a.campaign(), a.creative(), a.ecpmMicros(), r.score(), id,
                 Map.of("impression", imp.toString(), "click", click.toString()));
     }
 
+    /** Appends {@code &name=value}; a field the cube does not have (null name) or an empty value is left out. */
     private static void param(StringBuilder b, String name, String value) {
-        if (value != null && !value.isEmpty()) {
+        if (name != null && value != null && !value.isEmpty()) {
             b.append('&').append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
         }
     }

@@ -1,6 +1,7 @@
 package io.adreport.serving.segments;
 
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.hbase.BulkHFiles;
 import io.adreport.schema.hbase.BulkStaging;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
@@ -16,22 +17,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.io.compress.Compression;
-import org.apache.hadoop.hbase.io.hfile.CacheConfig;
-import org.apache.hadoop.hbase.io.hfile.HFile;
-import org.apache.hadoop.hbase.io.hfile.HFileContext;
-import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
-import org.apache.hadoop.hbase.regionserver.HStoreFile;
-import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * {@code bin/adreport segments load FILE}: the nightly audience-segment refresh, written as
- * HFiles and handed to HBase with {@link BulkLoadHFiles}, so it never competes with live writes
+ * HFiles and handed to HBase ({@link BulkHFiles}), so it never competes with live writes
  * (no memstore, no WAL, no flushes: the region servers adopt finished files).
  *
  * <p><b>Input.</b> CSV lines {@code device,segment,score} (raw device id, segment id, a finite
@@ -82,17 +74,13 @@ public final class SegmentLoader {
     public Summary load(Path csv) throws IOException {
         Configuration conf = connection.getConfiguration();
         org.apache.hadoop.fs.Path dir = BulkStaging.fresh(conf, "adreport-segments");
-        FileSystem fs = dir.getFileSystem(conf);
-        org.apache.hadoop.fs.Path family = new org.apache.hadoop.fs.Path(dir, Bytes.toString(TableLayout.SEGMENT_FAMILY));
-        fs.mkdirs(family);
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
         long ts = clock.millis();
         List<KeyValue> chunk = new ArrayList<>();
         long lines = 0;
         long cells = 0;
         long skipped = 0;
-        int files = 0;
-        try {
+        try (BulkHFiles files = new BulkHFiles(conf, connection, dir, null)) {
             try (BufferedReader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8)) {
                 String line;
                 while ((line = in.readLine()) != null) {
@@ -124,40 +112,31 @@ public final class SegmentLoader {
                     chunk.add(new KeyValue(keys.row(hasher.hash(device)), TableLayout.SEGMENT_FAMILY, qualifier, ts, value));
                     cells++;
                     if (chunk.size() >= chunkCells) {
-                        write(fs, family, files++, chunk, conf);
+                        write(files, chunk);
                     }
                 }
             }
             if (!chunk.isEmpty()) {
-                write(fs, family, files++, chunk, conf);
+                write(files, chunk);
             }
-            if (files > 0) {
-                BulkLoadHFiles.create(conf).bulkLoad(layout.profilesTable(), dir);
-            }
-            return new Summary(lines, cells, skipped, files, dir.toString());
-        } finally {
-            fs.delete(dir, true);
+            files.load();
+            return new Summary(lines, cells, skipped, files.files(), dir.toString());
         }
     }
 
-    private static void write(FileSystem fs, org.apache.hadoop.fs.Path family, int n, List<KeyValue> chunk, Configuration conf)
-            throws IOException {
+    /** One sorted chunk as one HFile (it may span regions: the load splits it). */
+    private void write(BulkHFiles files, List<KeyValue> chunk) throws IOException {
         KeyValue[] sorted = chunk.toArray(KeyValue[]::new);
         Arrays.sort(sorted, CellComparatorImpl.COMPARATOR);
-        HFileContext context = new HFileContextBuilder().withCompression(Compression.Algorithm.NONE)
-                .withBlockSize(64 * 1024).build();
-        try (HFile.Writer w = HFile.getWriterFactory(conf, CacheConfig.DISABLED)
-                .withPath(fs, new org.apache.hadoop.fs.Path(family, "segments-" + n)).withFileContext(context).create()) {
-            KeyValue previous = null;
-            for (KeyValue kv : sorted) {
-                // the same device and segment twice in one chunk: the later line wins (one cell per key)
-                if (previous != null && CellComparatorImpl.COMPARATOR.compare(previous, kv) == 0) {
-                    continue;
-                }
-                w.append(kv);
-                previous = kv;
+        files.newFile(layout.profilesTable(), TableLayout.SEGMENT_FAMILY);
+        KeyValue previous = null;
+        for (KeyValue kv : sorted) {
+            // the same device and segment twice in one chunk: the later line wins (one cell per key)
+            if (previous != null && CellComparatorImpl.COMPARATOR.compare(previous, kv) == 0) {
+                continue;
             }
-            w.appendFileInfo(HStoreFile.BULKLOAD_TIME_KEY, Bytes.toBytes(System.currentTimeMillis()));
+            files.append(kv);
+            previous = kv;
         }
         chunk.clear();
     }

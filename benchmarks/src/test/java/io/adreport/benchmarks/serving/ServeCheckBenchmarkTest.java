@@ -1,4 +1,4 @@
-package io.adreport.serving.bench;
+package io.adreport.benchmarks.serving;
 
 import io.adreport.aggregator.Aggregator;
 import io.adreport.aggregator.AggregatorConfig;
@@ -79,8 +79,8 @@ import java.util.stream.Stream;
  * the run left this JVM several times slower for the rest of it (the region server's scan code
  * kept hitting C2 uncommon traps, about 1,100 a second), so the benchmark no longer starts one.
  *
- * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
- * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code serving/target/serve-bench.txt}.
+ * <p>Run: {@code mvn -B -o verify -pl benchmarks -am -Dtest=ServeCheckBenchmarkTest -Dbench=true
+ * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code benchmarks/target/serve-bench.txt}.
  */
 @ExtendWith(HBaseExtension.class)
 @EnabledIfSystemProperty(named = "bench", matches = "true")

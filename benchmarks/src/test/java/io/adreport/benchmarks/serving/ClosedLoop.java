@@ -1,4 +1,4 @@
-package io.adreport.serving.bench;
+package io.adreport.benchmarks.serving;
 
 import java.time.Duration;
 import java.util.ArrayList;

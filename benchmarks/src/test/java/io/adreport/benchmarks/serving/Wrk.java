@@ -1,4 +1,4 @@
-package io.adreport.serving.bench;
+package io.adreport.benchmarks.serving;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.adreport.serving.bench;
+package io.adreport.benchmarks.serving;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -81,8 +81,8 @@ import java.util.stream.Stream;
  * the aggregator ingests impressions at {@code bench.ingest} events/s; beside it the floor, the
  * bare profile Get through the HBase client, in the same run.
  *
- * <p>Run: {@code mvn -B -o verify -pl serving -am -Dtest=BudgetBenchmarkTest -Dbench=true
- * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code serving/target/budget-bench.txt}.
+ * <p>Run: {@code mvn -B -o verify -pl benchmarks -am -Dtest=BudgetBenchmarkTest -Dbench=true
+ * -Dsurefire.failIfNoSpecifiedTests=false}; results in {@code benchmarks/target/budget-bench.txt}.
  */
 @ExtendWith(HBaseExtension.class)
 @EnabledIfSystemProperty(named = "bench", matches = "true")

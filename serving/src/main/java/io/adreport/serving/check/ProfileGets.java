@@ -3,7 +3,7 @@ package io.adreport.serving.check;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Get;
 
-/** The check's profile Get for benchmarks outside this package. */
+/** The check's profile Get, public so that the serving benchmarks' floor (module benchmarks) reads exactly what a check reads. */
 public final class ProfileGets {
     private ProfileGets() {
     }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# scripts/cluster/roles.sh: what each role costs per event on the cluster of scripts/cluster/up.sh.
+# For one aggregator (every event sent to agg1) and then two (half to each, in parallel), from the
+# edge host with bin/adreport replay: a warm-up replay, then a measured one; the CPU time (user +
+# system, from /proc, the process and its children) of every daemon and service between the two
+# snapshots, divided by the events acknowledged. The cluster runs aggregator.instances=2, so every
+# raw write is put-if-absent in both cases; CPU per event of a role should stay flat as
+# aggregators are added. One line per process, then the sums per role. Each process's idle CPU
+# (measured over --idle seconds with no load first: chores, heartbeats, metrics) is subtracted
+# for the length of the window, so a slow run does not count the cluster's idling as event cost.
+#
+#   scripts/cluster/roles.sh [--events N] [--warmup N] [--batch N] [--concurrency N] [--idle SECONDS]
+#
+# Needs the benchmarks' event generator: mvn -B -q package -DskipTests (as up.sh does).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+load_state || { echo "roles: no cluster in $RUN (run scripts/cluster/up.sh first)"; exit 1; }
+events=100000 warmup=50000 batch=1000 concurrency=2 idle=30
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --events) events="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --batch) batch="$2"; shift 2 ;;
+    --concurrency) concurrency="$2"; shift 2 ;;
+    --idle) idle="$2"; shift 2 ;;
+    *) sed -n 2,12p "$0"; exit 2 ;;
+  esac
+done
+root="$(cd "$CLUSTER_HOME/../.." && pwd)"
+W="$RUN/roles/$(date -u +%H%M%S)"; mkdir -p "$W"
+gen() { java -cp "$root/benchmarks/target/classes:$(cat "$root/benchmarks/target/classpath.txt")" io.adreport.benchmarks.GenerateEvents "$@"; }
+url() { echo "http://$(host_name "$1"):${INGEST_PORT[$1]}"; }
+replay() { # FILE AGGREGATOR: bin/adreport replay from the edge host; prints its last line
+  on edge "$(adreport_cmd edge)" replay "$1" --url "$(url "$2")" --batch "$batch" --concurrency "$concurrency" 2>/dev/null | tail -1
+}
+tree_cpu_ms() { # user + system CPU (ms) of process $1 and its descendants, so far
+  local hz; hz=$(getconf CLK_TCK)
+  # cat, not awk's own file list: a process that ends between the glob and the read would stop awk
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$1" -v hz="$hz" 'NF {
+      line = $0; o = index(line, "("); c = 0
+      for (i = length(line); i > o; i--) if (substr(line, i, 1) == ")") { c = i; break }
+      split(substr(line, c + 2), f, " "); pid = substr(line, 1, o - 2)
+      parent[pid] = f[2]; cpu[pid] = f[12] + f[13] }
+    END { for (p in cpu) { q = p; while (q != "" && q != root && q != "0" && q != "1") q = parent[q]
+            if (q == root) s += cpu[p] }
+          printf "%d\n", s * 1000 / hz }'
+}
+procs() { for f in "$RUN"/pids/*.pid; do n=$(basename "$f" .pid); pid_alive "$f" && echo "$n $(cat "$f")"; done; }
+snapshot() { procs | while read -r n p; do echo "$n $(tree_cpu_ms "$p")"; done; }
+role() { case "$1" in regionserver-*) echo "region servers";; datanode-*|namenode) echo "HDFS";; agg*) echo "aggregators";;
+  report-api*) echo "report APIs";; zookeeper|hmaster) echo "ZooKeeper + HMaster";; *) echo "YARN (idle)";; esac; }
+
+run() { # LABEL AGGREGATORS...
+  local label="$1"; shift
+  local aggs=("$@") k=${#@} a i t0 t1 secs
+  gen "$W/warm-$label.ndjson" "$warmup" "warm-$label-$$-" 600 11 >/dev/null
+  gen "$W/load-$label.ndjson" "$events" "load-$label-$$-" 600 12 >/dev/null
+  for a in "${aggs[@]}"; do : >"$W/load-$label-$a.ndjson"; done
+  awk -v k="$k" -v dir="$W" -v label="$label" -v list="${aggs[*]}" 'BEGIN { split(list, names, " ") }
+    { print > (dir "/load-" label "-" names[(NR - 1) % k + 1] ".ndjson") }' "$W/load-$label.ndjson"
+  replay "$W/warm-$label.ndjson" agg1 >"$W/warm-$label.out"
+  sleep 12 # the last flush lands (flush.interval 10 s at most), then the work of the window is the load's
+  t0=$(date +%s.%N)
+  snapshot >"$W/before-$label"
+  i=0
+  for a in "${aggs[@]}"; do replay "$W/load-$label-$a.ndjson" "$a" >"$W/replay-$label-$a.out" & i=$((i + 1)); done
+  wait
+  t1=$(date +%s.%N)
+  sleep 12
+  snapshot >"$W/after-$label"
+  t2=$(date +%s.%N)
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  window=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.1f", b - a }')
+  echo "== $label: $events events to ${aggs[*]} in $secs s ($(awk -v n="$events" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') events/s); replay: $(cat "$W"/replay-"$label"-*.out | tr '\n' ' ')"
+  join <(sort "$W/before-$label") <(sort "$W/after-$label") | join - <(sort "$W/idle") | while read -r n b a r; do
+    printf "%-22s %-20s %8.1f us/event\n" "$n" "$(role "$n")" \
+      "$(awk -v d=$((a - b)) -v r="$r" -v w="$window" -v n="$events" 'BEGIN { print (d - r * w) * 1000 / n }')"
+  done | tee "$W/per-process-$label"
+  echo "-- by role:"
+  awk '{ r = $2; for (i = 3; i < NF - 1; i++) r = r " " $i; s[r] += $(NF - 1); t += $(NF - 1) }
+    END { for (k in s) printf "   %-22s %8.1f us/event\n", k, s[k]; printf "   %-22s %8.1f us/event\n", "all", t }' "$W/per-process-$label" | sort -k1
+}
+
+echo "roles: cluster in $RUN ($MODE); $events events per configuration after $warmup of warm-up; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+snapshot >"$W/idle-before"; ti=$(date +%s.%N); sleep "$idle"; snapshot >"$W/idle-after"
+ti=$(awk -v a="$ti" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+join <(sort "$W/idle-before") <(sort "$W/idle-after") | awk -v s="$ti" '{ printf "%s %.3f\n", $1, ($3 - $2) / s }' >"$W/idle"
+echo "idle CPU, ms per second: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/idle")"
+run one-aggregator agg1
+run two-aggregators agg1 agg2
+echo "roles: files and snapshots in $W"

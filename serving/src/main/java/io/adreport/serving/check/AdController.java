@@ -7,6 +7,7 @@ import io.adreport.http.RecordSchemas;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
@@ -153,7 +154,12 @@ public final class AdController {
         }
         String site = text(root, "site", 64, true);
         String zone = text(root, "zone", 64, true);
-        String device = text(root, "device", 256, true);
+        String device = text(root, "device", 4 * DeviceId.MAX_LENGTH, true);
+        try {
+            device = DeviceId.normalize(device);
+        } catch (IllegalArgumentException e) {
+            throw badParam("device", e.getMessage());
+        }
         Set<String> keywords = new HashSet<>();
         JsonNode k = root.get("keywords");
         if (k != null && !k.isNull()) {

@@ -11,12 +11,11 @@ import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.trust.BeaconSigner;
 import io.adreport.serving.ServeConfig;
 import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,6 +40,8 @@ import java.util.random.RandomGenerator;
  * same decision and the same single profile Get as {@link CheckController}). The choice is {@link AdSelector}'s. Each chosen ad carries a
  * fresh impression id and the pixel URLs to fire: the impression beacon is complete (its time is
  * the serve time); the click beacon needs {@code &ts=<epoch ms>} appended when the click happens.
+ * Both are signed by {@link BeaconSigner} (key id, expiry, HMAC over every other parameter) and
+ * carry the device as its keyed hash ({@code dt}), never the raw id.
  * Cost: one profile Get plus the in-memory registry. A campaign whose budget is exhausted is never
  * eligible, and one under pacing is eligible on its pass-through share of requests (both decided
  * by {@link CapDecider} from the pacing service's published state).
@@ -54,11 +55,13 @@ public final class AdController {
     private final Clock clock;
     private final java.util.function.Supplier<RandomGenerator> rng;
     private final String beaconBase;
+    private final BeaconSigner signer;
     private final Metrics.Histogram latency;
     private final Metrics.Counter unfilled;
 
     public AdController(CapDecider decider, CampaignRegistry registry, ServeConfig config, Clock clock,
-                        java.util.function.Supplier<RandomGenerator> rng, Metrics metrics) {
+                        java.util.function.Supplier<RandomGenerator> rng, Metrics metrics, BeaconSigner signer) {
+        this.signer = signer;
         this.decider = decider;
         this.registry = registry;
         this.clock = clock;
@@ -120,26 +123,20 @@ public final class AdController {
     private Chosen chosen(AdSelector.Ranked r, Request req, long now) {
         Ad a = r.ad();
         String id = UUID.randomUUID().toString();
-        StringBuilder imp = new StringBuilder(beaconBase).append("type=impression&id=").append(id).append("&ts=").append(now);
-        param(imp, "advertiser", a.advertiser());
-        param(imp, "campaign", a.campaign());
-        param(imp, "creative", a.creative());
-        param(imp, "publisher", req.site());
-        param(imp, "zone", req.zone());
-        param(imp, "device", req.device());
-        param(imp, "country", req.country());
-        param(imp, "deviceType", req.deviceType());
-        imp.append("&costMicros=").append(Math.max(1, a.ecpmMicros() / 1000));
-        StringBuilder click = new StringBuilder(beaconBase).append("type=click&id=").append(id).append("-c&impressionId=").append(id);
-        param(click, "device", req.device());
+        String device = decider.deviceToken(req.device());
+        String imp = signer.query(List.of(Map.entry("type", "impression"), Map.entry("id", id), Map.entry("ts", Long.toString(now)),
+                param("advertiser", a.advertiser()), param("campaign", a.campaign()), param("creative", a.creative()),
+                param("publisher", req.site()), param("zone", req.zone()), param(BeaconSigner.DEVICE_TOKEN, device),
+                param("country", req.country()), param("deviceType", req.deviceType()),
+                Map.entry("costMicros", Long.toString(Math.max(1, a.ecpmMicros() / 1000)))));
+        String click = signer.query(List.of(Map.entry("type", "click"), Map.entry("id", id + "-c"), Map.entry("impressionId", id),
+                param(BeaconSigner.DEVICE_TOKEN, device)));
         return new Chosen(a.advertiser(), a.campaign(), a.creative(), a.ecpmMicros(), r.score(), id,
-                Map.of("impression", imp.toString(), "click", click.toString()));
+                Map.of("impression", beaconBase + imp, "click", beaconBase + click));
     }
 
-    private static void param(StringBuilder b, String name, String value) {
-        if (value != null && !value.isEmpty()) {
-            b.append('&').append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
-        }
+    private static Map.Entry<String, String> param(String name, String value) {
+        return new java.util.AbstractMap.SimpleImmutableEntry<>(name, value); // value may be null: left out
     }
 
     private Request parse(byte[] body) {

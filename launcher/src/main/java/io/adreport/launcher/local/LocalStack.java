@@ -98,6 +98,9 @@ public final class LocalStack {
         ReconcileConfig reconcileConfig = ReconcileConfig.from(settings.resolve(ReconcileConfig.DEF));
         checkPort(reportConfig.port(), "--port");
         checkPort(aggConfig.port(), "--ingest-port");
+        if (aggConfig.port() != 0) { // the ad server's beacon URLs point at this stack's ingest
+            settings.putDefault("serve.beacon.url", "http://localhost:" + aggConfig.port());
+        }
         if (Runtime.getRuntime().maxMemory() < 900L << 20) {
             throw new IllegalStateException("too little memory: the JVM may use " + (Runtime.getRuntime().maxMemory() >> 20)
                     + " MB; the local stack needs at least 1 GB (run with ADREPORT_HEAP=2g)");

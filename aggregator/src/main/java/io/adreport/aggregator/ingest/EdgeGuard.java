@@ -26,8 +26,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code internal} (the report API presents its own). A key is checked as the report API checks
  * it: the SHA-256 of the whole key looked up in the meta table ({@link ApiKeyStore}), active and
  * of the role. Answers are cached for {@link #CACHE_TTL} (a revoked key works at most that much
- * longer), at most {@link #CACHE_MAX} entries (emptied when full). A missing, unknown, revoked or
- * other-role key is 401 before the body is read.
+ * longer), at most {@link #CACHE_MAX} entries (emptied when full). So that the live-counts route
+ * (whose callers wait at most {@code report.live.timeout.ms}) never waits for a meta-table read,
+ * a background thread reads the active {@code ingest} and {@code internal} keys every
+ * {@link #PRELOAD_EVERY} and refreshes their entries; only a key never seen before costs a read on
+ * the request path. A missing, unknown, revoked or other-role key is 401 before the body is read.
  *
  * <p><b>Beacons.</b> {@link #verify} applies {@link BeaconSigner} under the cube's
  * {@link TrustConfig.Mode} and counts every refusal by reason
@@ -36,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class EdgeGuard {
     static final Duration CACHE_TTL = Duration.ofSeconds(2);
     static final int CACHE_MAX = 10_000;
+    static final Duration PRELOAD_EVERY = Duration.ofSeconds(1);
 
     private record Cached(Optional<String> role, Instant expires) {
     }
@@ -47,6 +51,7 @@ public final class EdgeGuard {
     private final Clock clock;
     private final Metrics registry;
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ScheduledExecutorService preloader;
 
     public EdgeGuard(TrustConfig config, TrustConfig.Mode mode, ApiKeyStore keys, Clock clock, Metrics registry) {
         this.config = config;
@@ -58,6 +63,31 @@ public final class EdgeGuard {
         for (BeaconSigner.Reason r : BeaconSigner.Reason.values()) {
             refusedCounter(r.label); // every reason shows in /metrics from the start, at 0
         }
+        preloader = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "adreport-key-preload");
+            t.setDaemon(true);
+            return t;
+        });
+        preloader.scheduleWithFixedDelay(this::preload, 0, PRELOAD_EVERY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Refreshes the entries of the active ingest and internal keys (a failed read waits for the next round). */
+    private void preload() {
+        try {
+            Instant expires = clock.instant().plus(CACHE_TTL);
+            for (KeyRecord k : keys.keys()) {
+                if (k.active() && (k.role().equals("ingest") || k.role().equals("internal"))) {
+                    cache.put(k.hash(), new Cached(Optional.of(k.role()), expires));
+                }
+            }
+        } catch (RuntimeException e) {
+            // HBase unavailable: entries age out as without the preloader
+        }
+    }
+
+    /** Stops the preloading thread. */
+    void close() {
+        preloader.shutdownNow();
     }
 
     public TrustConfig.Mode mode() {

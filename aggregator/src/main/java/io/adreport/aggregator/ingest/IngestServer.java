@@ -53,6 +53,7 @@ public final class IngestServer {
             cfg.http.maxRequestSize = EventBody.MAX_BYTES;
         });
         tagRequests(app);
+        app.events(e -> e.serverStopped(guard::close));
         app.post("/v1/events", ctx -> {
             guard.requireIngestKey(ctx);
             c.postEvents(ctx);

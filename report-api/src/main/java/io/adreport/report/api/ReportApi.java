@@ -129,6 +129,9 @@ public final class ReportApi {
         LiveReads live = cfg.liveTimeout().isZero() ? LiveReads.OFF
                 : new LiveReads(deps.aggregators()::aggregators, deps.days()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics())
                         .withCredential(internalKey::get);
+        if (live != LiveReads.OFF) {
+            internalKey.warm(); // created now, so aggregators have read it before the first report asks
+        }
         CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics(), live);
         RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.days(), planner, counters,

@@ -328,6 +328,8 @@ phase yarn
 # --- 6. adreport, as docs/CLUSTER.md says -------------------------------------------------------
 # The secret that every process that hashes device ids shares (an operator's secret store).
 head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$RUN/device-hash.secret"
+# The beacon signing key that every ad server and aggregator shares (docs/CLUSTER.md step 3).
+echo "c1:$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" >"$RUN/beacon.keys"
 for h in edge agg1 agg2 api; do write_adreport_cmd "$h"; done
 adreport() { on "$1" "$(adreport_cmd "$1")" "${@:2}"; }
 # Waits until HBase serves the tables (hbase:meta assigned), then creates them.

@@ -7,7 +7,10 @@ import io.adreport.aggregator.flush.CoalescedCounters;
 import io.adreport.aggregator.flush.CounterWriter;
 import io.adreport.aggregator.flush.Flusher;
 import io.adreport.aggregator.flush.NaiveCounters;
+import io.adreport.aggregator.ingest.EdgeGuard;
 import io.adreport.aggregator.ingest.IngestServer;
+import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.trust.TrustConfig;
 import io.adreport.aggregator.profile.ViewRecorder;
 import io.adreport.aggregator.spend.SpendCounting;
 import io.adreport.aggregator.spend.SpendFlusher;
@@ -96,6 +99,21 @@ public final class Aggregator implements AutoCloseable {
      */
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry, ProfileConfig profiles) {
+        return start(connection, layout, parser, config, clock, tables, registry, profiles, TrustConfig.defaults());
+    }
+
+    /**
+     * As above, with who may write ({@link TrustConfig}): the ingest key rule and the pixel's
+     * signature check ({@link EdgeGuard}).
+     */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock, TableSource tables, Metrics registry, ProfileConfig profiles, TrustConfig trust) {
+        EdgeGuard guard = new EdgeGuard(trust, trust.mode(layout.cube()), new ApiKeyStore(connection, layout, clock, config.hbaseTimeout()),
+                clock, registry);
+        if (guard.mode() != TrustConfig.Mode.OFF && trust.keys().isEmpty()) {
+            LOG.warn("ingest.beacons.signed is {} but beacon.keys is empty: no pixel beacon can verify (unsigned ones are refused in required mode, signed ones as unknown-key)",
+                    guard.mode().name().toLowerCase(java.util.Locale.ROOT));
+        }
         AggregatorMetrics metrics = new AggregatorMetrics(registry);
         // One RPC timeout of a counter call (TableSource.of) after an uncertain call returned: a request
         // that reached a region server before then and still waits in its queue has passed its deadline.
@@ -149,7 +167,7 @@ public final class Aggregator implements AutoCloseable {
                     config.conditionalRawWrites(), views);
             store = new RawStore(commit, metrics, config.writerThreads(), config.writeBatchMax(), config.queueEvents());
         }
-        Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout());
+        Javalin http = IngestServer.create(parser, store, counters, metrics, config.blockTimeout(), config.hbaseTimeout(), guard);
         http.start(config.port());
         if (config.mode() == AggregatorConfig.Mode.COALESCED) {
             String url = config.advertisedUrl(http.port());

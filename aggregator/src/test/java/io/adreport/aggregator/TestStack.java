@@ -164,7 +164,14 @@ final class TestStack {
             Map<String, String> s = new HashMap<>(Map.of("ingest.port", "0", "aggregator.id", "agg-test-" + fromDay,
                     "flush.interval.ms", "60000", "dayclose.poll.ms", "100"));
             s.putAll(settings);
-            return Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(s), clock, tables, new Metrics());
+            Map<String, String> trust = new HashMap<>();
+            io.adreport.schema.trust.TrustConfig.DEF.settings().forEach(d -> {
+                if (s.containsKey(d.name())) {
+                    trust.put(d.name(), s.remove(d.name()));
+                }
+            });
+            return Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(s), clock, tables, new Metrics(),
+                    io.adreport.schema.profile.ProfileConfig.defaults(), io.adreport.schema.trust.TrustConfig.of(trust));
         }
 
         /** Every counter cell of the window's days (see {@link StoredCounters}). */

@@ -36,7 +36,7 @@ class ValidationTest {
     void start(MiniHBase hbase) {
         w = TestStack.shared(hbase).window();
         tables = new FaultyTables(TableSource.of(hbase.connection(), Duration.ofSeconds(30)), w.layout().rawTable());
-        agg = w.start(Map.of(), tables);
+        agg = w.start(Map.of("ingest.beacons.signed", "optional"), tables); // the pixel test fires unsigned beacons
         ts = w.now.minusSeconds(60).toString();
     }
 

@@ -10,6 +10,8 @@ import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.trust.BeaconSigner;
+import io.adreport.schema.trust.TrustConfig;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.table.TableLayout;
@@ -41,6 +43,12 @@ public final class ServingRoutes implements AutoCloseable {
     /** The serving routes for the tables of {@code layout}; none when the cube has no profiles. */
     public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHasher hasher, ProfileConfig profiles,
                                        ServeConfig config, Clock clock, Metrics metrics) {
+        return create(connection, layout, hasher, profiles, config, clock, metrics, BeaconSigner.of(TrustConfig.defaults(), clock));
+    }
+
+    /** As above, signing the beacon URLs of {@code /v1/serve/ad} with {@code signer} (unsigned when it has no key). */
+    public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHasher hasher, ProfileConfig profiles,
+                                       ServeConfig config, Clock clock, Metrics metrics, BeaconSigner signer) {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
             return new ServingRoutes(null, List.of(), null);
         }
@@ -61,7 +69,8 @@ public final class ServingRoutes implements AutoCloseable {
                         400, "a field breaks a rule", 401, "no, unknown or revoked API key", 403, "not an adserver key",
                         503, "HBase unavailable"),
                 check::check).withRequest(CheckController.requestType()).withAnswer(CheckController.answerType());
-        AdController ads = new AdController(decider, registry, layout.cube(), config, clock, java.util.concurrent.ThreadLocalRandom::current, metrics);
+        AdController ads = new AdController(decider, registry, layout.cube(), config, clock, java.util.concurrent.ThreadLocalRandom::current,
+                metrics, signer);
         ApiRoute ad = new ApiRoute(HandlerType.POST, "/v1/serve/ad",
                 "Choose the ad(s) for a request: highest eCPM (keyword score) among active, in-flight, not-exhausted, not-capped "
                         + "campaigns of the zone, throttled by their pacing rate, "

@@ -341,15 +341,17 @@ class FrequencyCapTest {
         assertEquals(201, put("/v1/zones/site1/z1", pub, zone).statusCode());
         serving.registry().refresh();
 
-        JsonNode first = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\", \"count\": 5}"));
+        JsonNode first = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\", \"count\": 5, "
+                + "\"country\": \"US\", \"deviceType\": \"phone\"}"));
         List<String> order = new ArrayList<>();
         first.path("ads").forEach(a -> order.add(a.path("campaign").asText()));
         assertEquals(List.of("s-top", "s-next"), order, "paused, ended and unregistered campaigns are never chosen");
-        // fire the impression beacon the answer carries, through the real ingest pixel
+        // fire the impression beacon the answer carries (signed), through the real ingest pixel
         String beacon = first.path("ads").get(0).path("beacons").path("impression").asText();
         String pixel = beacon.replace("http://localhost:8081", "http://127.0.0.1:" + agg.port());
-        assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create(pixel + "&country=US&deviceType=phone")).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).statusCode());
+        HttpResponse<String> fired = HTTP.send(HttpRequest.newBuilder(URI.create(pixel)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, fired.statusCode());
+        assertEquals("stored", fired.headers().firstValue("X-Adreport-Beacon").orElse(""), fired.headers().toString());
         JsonNode second = JSON.readTree(serve("{\"site\": \"site1\", \"zone\": \"z1\", \"device\": \"sel-dev\"}"));
         assertEquals("s-next", second.path("ads").get(0).path("campaign").asText(), "capped (1 per 5m) after its impression");
         clock.set(t.plus(Duration.ofMinutes(5)).plusMillis(1));

@@ -42,6 +42,9 @@ final class ServingStack implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final byte[] SECRET = "0123456789abcdef-serving".getBytes(StandardCharsets.UTF_8);
+    /** The beacon key both sides share: the ad server signs with it, the pixel verifies. */
+    static final io.adreport.schema.trust.TrustConfig TRUST = io.adreport.schema.trust.TrustConfig.of(
+            Map.of("beacon.keys", "s1:0123456789abcdef-serving-beacons"));
 
     final MiniHBase hbase;
     final MutableClock clock;
@@ -74,11 +77,12 @@ final class ServingStack implements AutoCloseable {
         EventParser parser = new EventParser(cube, clock, Duration.ofDays(7), hasher);
         agg = Aggregator.start(hbase.connection(), layout, parser,
                 AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-test", "flush.interval.ms", "60000")),
-                clock, TableSource.of(hbase.connection(), Duration.ofSeconds(30)), new Metrics(), ProfileConfig.defaults());
+                clock, TableSource.of(hbase.connection(), Duration.ofSeconds(30)), new Metrics(), ProfileConfig.defaults(), TRUST);
         Metrics metrics = new Metrics();
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, clock);
         serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
-                ServeConfig.of(merged(Map.of("serve.registry.refresh.ms", "100"), serveSettings)), clock, metrics);
+                ServeConfig.of(merged(Map.of("serve.registry.refresh.ms", "100"), serveSettings)), clock, metrics,
+                io.adreport.schema.trust.BeaconSigner.of(TRUST, clock));
         api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + api.port();

@@ -12,6 +12,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.event.EventRejected;
+import io.adreport.schema.trust.BeaconSigner;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +39,11 @@ final class IngestController {
     private final AggregatorMetrics metrics;
     private final long blockNanos;
     private final long answerTimeoutNanos;
+    private final EdgeGuard guard;
 
     IngestController(EventParser parser, RawStore store, CounterWriter counters, AggregatorMetrics metrics,
-                     Duration block, Duration hbaseTimeout) {
+                     Duration block, Duration hbaseTimeout, EdgeGuard guard) {
+        this.guard = guard;
         this.parser = parser;
         this.store = store;
         this.counters = counters;
@@ -59,12 +62,28 @@ final class IngestController {
         ctx.json(response);
     }
 
+    /**
+     * {@code GET /v1/pixel}: one beacon in the query string. Its signature is checked first
+     * ({@link EdgeGuard#verify}); a refused beacon stores nothing and is still answered 200 with
+     * the GIF, {@code X-Adreport-Beacon: refused} and the reason in {@code X-Adreport-Beacon-Reason}.
+     * An invalid event is 400 (with the GIF and {@code X-Adreport-Error}); otherwise
+     * {@code X-Adreport-Beacon} says {@code stored} or {@code duplicate}. The device token
+     * {@code dt} of a beacon is its device's keyed hash, taken as the hashed field's value.
+     */
     void pixel(Context ctx) {
+        ctx.header("Cache-Control", "no-store");
+        BeaconSigner.Verdict verdict = guard.verify(ctx.queryParamMap());
+        if (verdict.refused() != null) {
+            ctx.header("X-Adreport-Beacon", "refused");
+            ctx.header("X-Adreport-Beacon-Reason", verdict.refused().label);
+            ctx.contentType("image/gif").result(PIXEL);
+            return;
+        }
         ObjectNode node = JsonNodeFactory.instance.objectNode();
         Cube cube = parser.cube();
-        for (Map.Entry<String, List<String>> p : ctx.queryParamMap().entrySet()) {
+        for (Map.Entry<String, String> p : verdict.fields().entrySet()) {
             String name = p.getKey();
-            String value = p.getValue().isEmpty() ? "" : p.getValue().get(0);
+            String value = p.getValue();
             boolean numeric = cube.numericField(name).isPresent() || name.equals(cube.event().timeField());
             if (numeric && value.matches("-?\\d{1,18}")) {
                 node.put(name, Long.parseLong(value));
@@ -72,19 +91,32 @@ final class IngestController {
                 node.put(name, value);
             }
         }
-        ctx.header("Cache-Control", "no-store");
         EventBody.Parsed one = new EventBody.Parsed(new ArrayList<>(1), new ArrayList<>(0));
         try {
-            one.events().add(parser.parse(node));
+            one.events().add(withDevice(parser.parse(node), verdict.deviceToken()));
         } catch (EventRejected e) {
             one.rejected().add(new EventBody.Rejected(0, e));
         }
         IngestResponse r = ingest(one);
         if (!r.rejected().isEmpty()) {
             ctx.header("X-Adreport-Error", r.rejected().get(0).error());
+            ctx.header("X-Adreport-Beacon", "invalid");
             ctx.status(400);
+        } else {
+            ctx.header("X-Adreport-Beacon", r.accepted() == 1 ? "stored" : "duplicate");
         }
         ctx.contentType("image/gif").result(PIXEL);
+    }
+
+    /** {@code e} with the device token as the value of the cube's (first) hashed field. */
+    private Event withDevice(Event e, String token) {
+        List<String> hashedFields = parser.cube().event().hashedFields();
+        if (token == null || hashedFields.isEmpty()) {
+            return e;
+        }
+        Map<String, String> hashed = new java.util.HashMap<>(e.hashed());
+        hashed.put(hashedFields.get(0), token);
+        return new Event(e.type(), e.id(), e.ts(), e.dimensions(), e.numbers(), e.joinRef(), hashed);
     }
 
     private IngestResponse ingest(EventBody.Parsed body) {

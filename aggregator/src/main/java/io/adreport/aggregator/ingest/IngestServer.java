@@ -35,19 +35,25 @@ public final class IngestServer {
     }
 
     public static Javalin create(EventParser parser, RawStore store, CounterWriter counters, AggregatorMetrics metrics,
-                                 Duration block, Duration hbaseTimeout) {
-        IngestController c = new IngestController(parser, store, counters, metrics, block, hbaseTimeout);
+                                 Duration block, Duration hbaseTimeout, EdgeGuard guard) {
+        IngestController c = new IngestController(parser, store, counters, metrics, block, hbaseTimeout, guard);
         Javalin app = Javalin.create(cfg -> {
             cfg.showJavalinBanner = false;
             cfg.http.maxRequestSize = EventBody.MAX_BYTES;
         });
         tagRequests(app);
-        app.post("/v1/events", c::postEvents);
+        app.events(e -> e.serverStopped(guard::close));
+        app.post("/v1/events", ctx -> {
+            guard.requireIngestKey(ctx);
+            c.postEvents(ctx);
+        });
         app.get("/v1/pixel", c::pixel);
         app.get("/healthz", c::healthz);
         app.get("/metrics", c::metrics);
-        // The live-counts exchange (LiveCounts): the report API asks for the totals not yet flushed.
+        // The live-counts exchange (LiveCounts): the report API asks for the totals not yet flushed,
+        // presenting the cluster's internal credential; anyone else is 401 before the body is read.
         app.post(LiveCounts.PATH, ctx -> {
+            guard.requireInternal(ctx);
             long start = System.nanoTime();
             LiveCounts.Answer answer;
             try {

@@ -7,23 +7,30 @@ import java.util.Objects;
 
 /**
  * Who a key belongs to: {@code analyst} (every rollup), {@code adserver} (the ad server: the
- * serving endpoints only, no report), {@code privacy} (privacy deletions only, no report), or
+ * serving endpoints only, no report), {@code privacy} (privacy deletions only, no report),
+ * {@code ingest} (a trusted collector's {@code POST /v1/events} when {@code ingest.require.key=true},
+ * nothing else), {@code internal} (the cluster's own calls between its processes, such as the
+ * report API asking aggregators for live counts; nothing else), or
  * a tenant {@code KIND:ID} where KIND is a tenant
  * dimension of the cube ({@code advertiser}, {@code publisher} in the ads cube) and ID a value of
  * it.
  *
- * @param kind {@code analyst}, {@code adserver}, {@code privacy} or the tenant dimension
+ * @param kind {@code analyst}, {@code adserver}, {@code privacy}, {@code ingest}, {@code internal} or the tenant dimension
  * @param id   the tenant's value, or null for the others
  */
 public record Role(String kind, String id) {
     public static final String ANALYST = "analyst";
     public static final String ADSERVER = "adserver";
     public static final String PRIVACY = "privacy";
+    public static final String INGEST = "ingest";
+    public static final String INTERNAL = "internal";
+    /** The roles without an id. */
+    private static final java.util.Set<String> PLAIN = java.util.Set.of(ANALYST, ADSERVER, PRIVACY, INGEST, INTERNAL);
 
     public Role {
         Objects.requireNonNull(kind, "kind");
-        if ((kind.equals(ANALYST) || kind.equals(ADSERVER) || kind.equals(PRIVACY)) != (id == null)) {
-            throw new IllegalArgumentException("an analyst, ad server or privacy key has no id; a tenant has one");
+        if (PLAIN.contains(kind) != (id == null)) {
+            throw new IllegalArgumentException("an analyst, ad server, privacy, ingest or internal key has no id; a tenant has one");
         }
     }
 
@@ -62,20 +69,14 @@ public record Role(String kind, String id) {
      */
     public static Role parse(String text, Cube cube) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("role must be analyst, adserver, privacy or KIND:ID");
+            throw new IllegalArgumentException("role must be analyst, adserver, privacy, ingest, internal or KIND:ID");
         }
-        if (text.equals(ANALYST)) {
-            return analyst();
-        }
-        if (text.equals(ADSERVER)) {
-            return adserver();
-        }
-        if (text.equals(PRIVACY)) {
-            return privacy();
+        if (PLAIN.contains(text)) {
+            return new Role(text, null);
         }
         int colon = text.indexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("role must be analyst, adserver, privacy or KIND:ID (KIND one of "
+            throw new IllegalArgumentException("role must be analyst, adserver, privacy, ingest, internal or KIND:ID (KIND one of "
                     + tenantKinds(cube) + "), not '" + text + "'");
         }
         String kind = text.substring(0, colon);

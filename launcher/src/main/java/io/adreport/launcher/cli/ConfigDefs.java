@@ -9,6 +9,7 @@ import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.serving.ServeConfig;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.CoreConfig;
+import io.adreport.schema.trust.TrustConfig;
 import java.util.List;
 
 /** Every module's settings table, in the order the README lists them. */
@@ -17,7 +18,7 @@ public final class ConfigDefs {
     }
 
     public static List<ConfigDef> all() {
-        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, ReportConfig.DEF, ProfileConfig.DEF, ServeConfig.DEF, PrivacyConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
+        return List.of(CoreConfig.DEF, AggregatorConfig.DEF, TrustConfig.DEF, ReportConfig.DEF, ProfileConfig.DEF, ServeConfig.DEF, PrivacyConfig.DEF, ReconcileConfig.DEF, LocalStack.DEF);
     }
 
     /** The README's configuration section. */

@@ -23,10 +23,10 @@ final class KeysCommand {
             ApiKeys keys = ReportApi.apiKeys(new ApiKeyStore(c, ctx.layout(), Clock.systemUTC()), ctx.cube(), config, Clock.systemUTC());
             switch (args.positionals().get(0)) {
                 case "add" -> {
-                    Commands.expect(args, 1, "keys add --role analyst|adserver|privacy|advertiser:ID|publisher:ID");
+                    Commands.expect(args, 1, "keys add --role analyst|adserver|privacy|ingest|internal|advertiser:ID|publisher:ID");
                     String role = args.flag("role");
                     if (role == null) {
-                        throw new Args.UsageException("keys add needs --role analyst|adserver|privacy|advertiser:ID|publisher:ID");
+                        throw new Args.UsageException("keys add needs --role analyst|adserver|privacy|ingest|internal|advertiser:ID|publisher:ID");
                     }
                     String key = keys.create(role);
                     out.println("created a key for role " + role + " (only its hash is stored; keep it now):");

@@ -18,7 +18,11 @@ import org.slf4j.LoggerFactory;
  * An {@link AdServer} over the report API's {@code POST /v1/serve/ad} with an {@code adserver}
  * key: one request per slot. The sold impression is the one the answer's impression beacon
  * describes (its id and {@code costMicros}); the demo delivers that beacon, and the click and
- * conversion beacons of the same impression, through its batched ingest path. Fails open: when
+ * conversion beacons of the same impression, through its batched ingest path. Like a browser, it
+ * also fires the signed impression URL it was given at the pixel (the one the batched path sends
+ * too, so one of the two is a duplicate), and every {@value #FORGE_EVERY}th time a forged copy
+ * (cost multiplied by 1,000, a new id): the pixel refuses it, which {@code /metrics} of the
+ * ingest shows in {@code adreport_beacons_refused_total}. Fails open: when
  * the API cannot be asked the slot is filled by the local pick (counted, logged once), so the demo
  * keeps running while the API restarts.
  */
@@ -32,6 +36,9 @@ public final class ServeAdClient implements AdServer {
     private final LongAdder asked = new LongAdder();
     private final LongAdder unfilled = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    private final LongAdder fired = new LongAdder();
+    private final LongAdder forged = new LongAdder();
+    static final int FORGE_EVERY = 100;
     private volatile boolean warned;
 
     /** @param reportUrl the report API's base URL, e.g. {@code http://localhost:8080} */
@@ -57,8 +64,14 @@ public final class ServeAdClient implements AdServer {
                 unfilled.increment();
                 return null;
             }
+            String impression = ad.path("beacons").path("impression").asText();
+            fire(impression);
+            if (asked.sum() % FORGE_EVERY == 0) {
+                forged.increment();
+                fire(forge(impression));
+            }
             return new Served(ad.path("advertiser").asText(), ad.path("campaign").asText(), ad.path("creative").asText(),
-                    ad.path("impressionId").asText(), cost(ad.path("beacons").path("impression").asText()));
+                    ad.path("impressionId").asText(), cost(impression));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return LOCAL;
@@ -70,6 +83,23 @@ public final class ServeAdClient implements AdServer {
             }
             return LOCAL;
         }
+    }
+
+    /** Fires a beacon URL as a browser would, without waiting for the answer. */
+    private void fire(String url) {
+        try {
+            fired.increment();
+            http.sendAsync(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build(),
+                    HttpResponse.BodyHandlers.discarding());
+        } catch (IllegalArgumentException e) { // not a URL: nothing to fire
+            fired.decrement();
+        }
+    }
+
+    /** A forged copy of a signed impression beacon: its cost times 1,000, under a new id. */
+    static String forge(String url) {
+        long cost = cost(url);
+        return url.replace("costMicros=" + cost, "costMicros=" + cost * 1000).replace("&id=", "&id=forged-");
     }
 
     /** The {@code costMicros} parameter of a beacon URL. */
@@ -85,7 +115,7 @@ public final class ServeAdClient implements AdServer {
 
     /** e.g. {@code "ad requests: 3,600 asked, 41 unfilled, 0 failed"}. */
     String summary() {
-        return String.format("ad requests: %,d asked, %,d unfilled (budgets, pacing, caps), %,d failed", asked.sum(), unfilled.sum(),
-                failed.sum());
+        return String.format("ad requests: %,d asked, %,d unfilled (budgets, pacing, caps), %,d failed; %,d signed beacons fired, "
+                + "%,d of them forged", asked.sum(), unfilled.sum(), failed.sum(), fired.sum(), forged.sum());
     }
 }

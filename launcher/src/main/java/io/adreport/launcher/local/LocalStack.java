@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * {@code bin/adreport local}: the whole product in one process on one machine.
  *
  * <p>Start order: checks (data directory writable, ports free, heap), embedded HBase, schema
- * apply, the device-hash secret (generated once into {@code DATA_DIR/device.secret}, mode 600),
+ * apply, the device-hash secret and the beacon signing key (generated once into
+ * {@code DATA_DIR/device.secret} and {@code DATA_DIR/beacon.secret}, mode 600),
  * the aggregator, the report API, the reconcile scheduler, the demo traffic. Each started part is
  * pushed on a stack; Ctrl-C / SIGTERM (a shutdown hook) closes them in reverse, so the demo stops
  * sending before the aggregator flushes its buffer into a still-running HBase, and HBase stops last.
@@ -88,6 +89,8 @@ public final class LocalStack {
         Path dataDir = pre.core().dataDir().toAbsolutePath().normalize();
         prepareDataDir(dataDir);
         settings.putDefault("device.hash.secret", readOrCreateSecret(dataDir.resolve("device.secret"), 32));
+        // The beacon signing key, generated once like the device secret; beacon.keys set by the user wins.
+        settings.putDefault("beacon.keys", "local:" + readOrCreateSecret(dataDir.resolve("beacon.secret"), 32));
         Context ctx = Context.from(settings);
         ConfigDef.Values local = settings.resolve(DEF);
         AggregatorConfig aggConfig = AggregatorConfig.from(settings.resolve(AggregatorConfig.DEF));
@@ -95,6 +98,9 @@ public final class LocalStack {
         ReconcileConfig reconcileConfig = ReconcileConfig.from(settings.resolve(ReconcileConfig.DEF));
         checkPort(reportConfig.port(), "--port");
         checkPort(aggConfig.port(), "--ingest-port");
+        if (aggConfig.port() != 0) { // the ad server's beacon URLs point at this stack's ingest
+            settings.putDefault("serve.beacon.url", "http://localhost:" + aggConfig.port());
+        }
         if (Runtime.getRuntime().maxMemory() < 900L << 20) {
             throw new IllegalStateException("too little memory: the JVM may use " + (Runtime.getRuntime().maxMemory() >> 20)
                     + " MB; the local stack needs at least 1 GB (run with ADREPORT_HEAP=2g)");

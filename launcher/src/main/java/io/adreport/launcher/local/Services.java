@@ -19,6 +19,8 @@ import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.trust.BeaconSigner;
+import io.adreport.schema.trust.TrustConfig;
 import io.adreport.serving.ServeConfig;
 import io.adreport.serving.ServingRoutes;
 import io.javalin.Javalin;
@@ -35,7 +37,13 @@ public final class Services {
         AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
         EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hasher(ctx));
         return Aggregator.start(connection, ctx.layout(), parser, config, clock,
-                TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
+                TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)),
+                trust(ctx));
+    }
+
+    /** Who may write: the ingest key rule, the pixel's signature mode, the beacon signing keys. */
+    public static TrustConfig trust(Context ctx) {
+        return TrustConfig.from(ctx.settings().resolve(TrustConfig.DEF));
     }
 
     /**
@@ -88,7 +96,7 @@ public final class Services {
         ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
         ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher,
                 profiles, ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
-                deps.clock(), deps.metrics());
+                deps.clock(), deps.metrics(), BeaconSigner.of(trust(ctx), deps.clock()));
         PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
                 new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
                 deps.clock(), deps.metrics());

@@ -131,8 +131,13 @@ public final class ReportApi {
         ReportParams params = new ReportParams(deps.cube(), cfg.maxLimit());
         QueryPlanner planner = new QueryPlanner(deps.cube(), cfg.maxBuckets(), cfg.maxPointGets());
         AsyncReads async = new AsyncReads(deps.connection(), cfg.queryTimeout());
+        InternalKey internalKey = new InternalKey(deps.keys());
         LiveReads live = cfg.liveTimeout().isZero() ? LiveReads.OFF
-                : new LiveReads(deps.aggregators()::aggregators, deps.days()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics());
+                : new LiveReads(deps.aggregators()::aggregators, deps.days()::closedDays, deps.clock(), cfg.liveTimeout(), deps.metrics())
+                        .withCredential(internalKey::get);
+        if (live != LiveReads.OFF) {
+            internalKey.warm(); // created now, so aggregators have read it before the first report asks
+        }
         CounterReader counters = new CounterReader(deps.connection(), async, deps.layout(), executor, cfg.maxRowsScanned(),
                 cfg.queryTimeout(), deps.metrics(), live);
         RankedTopN ranked = new RankedTopN(deps.cube(), deps.connection(), deps.layout(), deps.days(), planner, counters,
@@ -204,6 +209,7 @@ public final class ReportApi {
             });
         });
         app.events(e -> e.serverStopped(() -> {
+            internalKey.revoke();
             executor.shutdownNow();
             try {
                 async.close();

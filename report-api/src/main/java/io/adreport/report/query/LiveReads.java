@@ -82,6 +82,8 @@ public final class LiveReads {
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
     /** The writer id last seen per aggregator and rollup; entries of aggregators gone from meta are dropped. */
     private final Map<Writer, Long> known = new ConcurrentHashMap<>();
+    /** The cluster's internal credential presented to aggregators (a key of role internal), or null. */
+    private volatile Supplier<String> credential = () -> null;
 
     private record Writer(String url, String rollup) {
     }
@@ -210,15 +212,34 @@ public final class LiveReads {
         }
     }
 
+    /** Presents {@code key} (a key of role {@code internal}; called per exchange) to every aggregator asked. */
+    public LiveReads withCredential(Supplier<String> key) {
+        this.credential = key;
+        return this;
+    }
+
+    private String credential() {
+        try {
+            return credential.get();
+        } catch (RuntimeException e) { // the aggregators then answer 401: a miss, as when they are down
+            LOG.warn("live counts: no internal credential to present: {}", e.toString());
+            return null;
+        }
+    }
+
     private Map<String, LiveCounts.Answer> ask(List<String> urls, LiveCounts.Request request) {
         byte[] body = LiveCounts.encode(request);
+        String key = credential();
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
         for (String url : urls) {
-            HttpRequest r = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
-                    .header("Content-Type", LiveCounts.CONTENT_TYPE)
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
+                    .header("Content-Type", LiveCounts.CONTENT_TYPE);
+            if (key != null) {
+                b.header("Authorization", "Bearer " + key);
+            }
+            HttpRequest r = b.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             calls.put(url, http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()));
         }
         Map<String, LiveCounts.Answer> out = new LinkedHashMap<>();

@@ -7,8 +7,9 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Keyed hash of device / user ids: HMAC-SHA256(secret, UTF-8 value), hex encoded. The secret
- * comes from configuration; without it the hash cannot be reversed by a dictionary of ids.
+ * Keyed hash of device / user ids: HMAC-SHA256(secret, UTF-8 of the id's {@link DeviceId#canonical}
+ * spelling), hex encoded, so two spellings of one device are one hash. The secret comes from
+ * configuration; without it the hash cannot be reversed by a dictionary of ids.
  * Thread-safe: a {@link Mac} per thread.
  */
 public final class DeviceHasher {
@@ -34,6 +35,6 @@ public final class DeviceHasher {
     }
 
     public String hash(String value) {
-        return HexFormat.of().formatHex(mac.get().doFinal(value.getBytes(StandardCharsets.UTF_8)));
+        return HexFormat.of().formatHex(mac.get().doFinal(DeviceId.canonical(value).getBytes(StandardCharsets.UTF_8)));
     }
 }

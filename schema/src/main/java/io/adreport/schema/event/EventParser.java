@@ -181,9 +181,13 @@ public final class EventParser {
         }
         Map<String, String> hashed = new HashMap<>();
         for (String f : spec.hashedFields()) {
-            String v = optionalText(node, f, cube.maxValueLength());
+            String v = optionalText(node, f, 4 * DeviceId.MAX_LENGTH);
             if (v != null) {
-                hashed.put(f, hasher.hash(v));
+                try {
+                    hashed.put(f, hasher.hash(DeviceId.normalize(v)));
+                } catch (IllegalArgumentException e) {
+                    throw new EventRejected(f, e.getMessage());
+                }
             }
         }
         String id;

@@ -64,8 +64,8 @@ public final class DeletionStore {
     }
 
     /**
-     * Checks a raw device id of a deletion request (API or command line) and returns it: the id is
-     * hashed exactly as ingest hashed it, so it is taken as is (no trimming, no case change).
+     * Checks a raw device id of a deletion request (API or command line) and returns its canonical
+     * spelling ({@link io.adreport.schema.event.DeviceId}, the rule ingest and serving apply).
      *
      * @throws IllegalArgumentException with the rule broken, for the field {@code device}
      */
@@ -73,13 +73,11 @@ public final class DeletionStore {
         if (raw == null) {
             throw new IllegalArgumentException("is required");
         }
-        if (raw.isEmpty() || raw.length() > 1024 || raw.chars().anyMatch(Character::isISOControl)) {
-            throw new IllegalArgumentException("must be 1..1024 characters without control characters");
-        }
-        if (unidentified.isUnidentifiedRaw(raw)) {
+        String device = io.adreport.schema.event.DeviceId.normalize(raw);
+        if (unidentified.isUnidentifiedRaw(device)) {
             throw new IllegalArgumentException("names no device (empty, all-zero or a placeholder id): nothing is kept under it");
         }
-        return raw;
+        return device;
     }
 
     /** True for a well-formed deletion id. */

@@ -8,15 +8,15 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.cube.Cube;
+import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.inventory.Ad;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.trust.BeaconSigner;
 import io.adreport.serving.ServeConfig;
 import io.adreport.campaigns.registry.CampaignRegistry;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,6 +41,8 @@ import java.util.random.RandomGenerator;
  * same decision and the same single profile Get as {@link CheckController}). The choice is {@link AdSelector}'s. Each chosen ad carries a
  * fresh impression id and the pixel URLs to fire: the impression beacon is complete (its time is
  * the serve time); the click beacon needs {@code &ts=<epoch ms>} appended when the click happens.
+ * Both are signed by {@link BeaconSigner} (key id, expiry, HMAC over every other parameter) and
+ * carry the device as its keyed hash ({@code dt}), never the raw id.
  * Cost: one profile Get plus the in-memory registry. A campaign whose budget is exhausted is never
  * eligible, and one under pacing is eligible on its pass-through share of requests (both decided
  * by {@link CapDecider} from the pacing service's published state).
@@ -55,12 +57,17 @@ public final class AdController {
     private final java.util.function.Supplier<RandomGenerator> rng;
     private final String beaconBase;
     private final BeaconFields fields;
+    private final BeaconSigner signer;
     private final Metrics.Histogram latency;
     private final Metrics.Counter unfilled;
 
-    /** {@code cube}: the cube the beacons' events are counted in; the beacon URLs use its field names ({@link BeaconFields}). */
+    /**
+     * {@code cube}: the cube the beacons' events are counted in; the beacon URLs use its field names
+     * ({@link BeaconFields}). {@code signer} signs them (the device as its keyed token, never the raw id).
+     */
     public AdController(CapDecider decider, CampaignRegistry registry, Cube cube, ServeConfig config, Clock clock,
-                        java.util.function.Supplier<RandomGenerator> rng, Metrics metrics) {
+                        java.util.function.Supplier<RandomGenerator> rng, Metrics metrics, BeaconSigner signer) {
+        this.signer = signer;
         this.decider = decider;
         this.registry = registry;
         this.clock = clock;
@@ -124,31 +131,21 @@ public final class AdController {
         Ad a = r.ad();
         String id = UUID.randomUUID().toString();
         BeaconFields f = fields;
-        StringBuilder imp = new StringBuilder(beaconBase);
-        imp.append(f.type()).append('=').append(f.impression()).append('&').append(f.id()).append('=').append(id)
-                .append('&').append(f.time()).append('=').append(now);
-        param(imp, f.advertiser(), a.advertiser());
-        param(imp, f.campaign(), a.campaign());
-        param(imp, f.creative(), a.creative());
-        param(imp, f.publisher(), req.site());
-        param(imp, f.zone(), req.zone());
-        param(imp, f.device(), req.device());
-        param(imp, f.country(), req.country());
-        param(imp, f.deviceType(), req.deviceType());
-        param(imp, f.cost(), Long.toString(Math.max(1, a.ecpmMicros() / 1000)));
-        StringBuilder click = new StringBuilder(beaconBase);
-        click.append(f.type()).append('=').append(f.click()).append('&').append(f.id()).append('=').append(id).append("-c");
-        param(click, f.joinField(), id);
-        param(click, f.device(), req.device());
+        String device = decider.deviceToken(req.device());
+        String imp = signer.query(List.of(param(f.type(), f.impression()), param(f.id(), id), param(f.time(), Long.toString(now)),
+                param(f.advertiser(), a.advertiser()), param(f.campaign(), a.campaign()), param(f.creative(), a.creative()),
+                param(f.publisher(), req.site()), param(f.zone(), req.zone()), param(BeaconSigner.DEVICE_TOKEN, device),
+                param(f.country(), req.country()), param(f.deviceType(), req.deviceType()),
+                param(f.cost(), Long.toString(Math.max(1, a.ecpmMicros() / 1000)))));
+        String click = signer.query(List.of(param(f.type(), f.click()), param(f.id(), id + "-c"), param(f.joinField(), id),
+                param(BeaconSigner.DEVICE_TOKEN, device)));
         return new Chosen(a.advertiser(), a.campaign(), a.creative(), a.ecpmMicros(), r.score(), id,
-                Map.of("impression", imp.toString(), "click", click.toString()));
+                Map.of("impression", beaconBase + imp, "click", beaconBase + click));
     }
 
-    /** Appends {@code &name=value}; a field the cube does not have (null name) or an empty value is left out. */
-    private static void param(StringBuilder b, String name, String value) {
-        if (name != null && value != null && !value.isEmpty()) {
-            b.append('&').append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
-        }
+    /** A beacon parameter; a field the cube does not have (null name) or a null value is left out by the signer. */
+    private static Map.Entry<String, String> param(String name, String value) {
+        return new java.util.AbstractMap.SimpleImmutableEntry<>(name, value);
     }
 
     private Request parse(byte[] body) {
@@ -163,7 +160,12 @@ public final class AdController {
         }
         String site = text(root, "site", 64, true);
         String zone = text(root, "zone", 64, true);
-        String device = text(root, "device", 256, true);
+        String device = text(root, "device", 4 * DeviceId.MAX_LENGTH, true);
+        try {
+            device = DeviceId.normalize(device);
+        } catch (IllegalArgumentException e) {
+            throw badParam("device", e.getMessage());
+        }
         Set<String> keywords = new HashSet<>();
         JsonNode k = root.get("keywords");
         if (k != null && !k.isNull()) {

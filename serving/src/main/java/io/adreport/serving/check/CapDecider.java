@@ -114,6 +114,11 @@ public final class CapDecider {
         }
     }
 
+    /** The device's keyed hash, the opaque token beacons carry; null for an id that names no device. */
+    String deviceToken(String rawDevice) {
+        return unidentified.isUnidentifiedRaw(rawDevice) ? null : hasher.hash(rawDevice);
+    }
+
     Decision decide(String rawDevice, Collection<String> campaignKeys) throws IOException {
         long now = clock.millis();
         LocalDate today = UtcDay.dateToday(clock);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.serving.ServeConfig;
 import io.javalin.http.Context;
@@ -47,7 +48,6 @@ public final class CheckController {
     private static final JsonFactory JSON = MAPPER.getFactory().copy().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
     /** Largest body read directly at its declared length (500 campaigns of 30 characters are 16 KB). */
     private static final int MAX_DIRECT_BODY = 64 * 1024;
-    private static final int MAX_DEVICE_LENGTH = 256;
 
     private final CapDecider decider;
     private final int maxCampaigns;
@@ -165,8 +165,14 @@ public final class CheckController {
             throw badParam("body", "must be a JSON object {\"device\", \"campaigns\"}");
         }
         JsonNode d = root.get("device");
-        if (d == null || !d.isTextual() || d.asText().length() > MAX_DEVICE_LENGTH) {
-            throw badParam("device", "must be a string of at most " + MAX_DEVICE_LENGTH + " characters");
+        if (d == null || !d.isTextual()) {
+            throw badParam("device", "must be a string: " + DeviceId.RULE);
+        }
+        String device;
+        try {
+            device = DeviceId.normalize(d.asText());
+        } catch (IllegalArgumentException e) {
+            throw badParam("device", e.getMessage());
         }
         JsonNode cs = root.get("campaigns");
         if (cs == null || !cs.isArray() || cs.isEmpty() || cs.size() > maxCampaigns) {
@@ -181,6 +187,6 @@ public final class CheckController {
             }
             keys.add(k);
         }
-        return new Request(d.asText(), List.copyOf(keys));
+        return new Request(device, List.copyOf(keys));
     }
 }

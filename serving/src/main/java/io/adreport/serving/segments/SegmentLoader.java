@@ -2,6 +2,7 @@ package io.adreport.serving.segments;
 
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.hbase.BulkHFiles;
+import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.hbase.BulkStaging;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
@@ -92,7 +93,12 @@ public final class SegmentLoader {
                     if (f.length != 3) {
                         throw new BadLine(lines, "line", "must be device,segment,score");
                     }
-                    String device = f[0].trim();
+                    String device;
+                    try {
+                        device = DeviceId.normalize(f[0]);
+                    } catch (IllegalArgumentException e) {
+                        throw new BadLine(lines, "device", e.getMessage());
+                    }
                     if (unidentified.isUnidentifiedRaw(device)) {
                         skipped++;
                         continue;

@@ -34,8 +34,8 @@ class CheckJsonTest {
         valid.put("{\"campaigns\":[\"a/b\"],\"device\":\"d1\"}", new CheckController.Request("d1", List.of("a/b")));
         valid.put(" {\"device\" : \"d\\u00e9\", \"extra\": {\"x\": [1, {\"y\": 2}]}, \"campaigns\": [\"a/b\", \"a/b\", \"x/y\"]} ",
                 new CheckController.Request("d\u00e9", List.of("a/b", "x/y")));
-        valid.put("{\"device\":\"" + "x".repeat(256) + "\",\"campaigns\":[\"a/b\"]}",
-                new CheckController.Request("x".repeat(256), List.of("a/b")));
+        valid.put("{\"device\":\"" + "x".repeat(io.adreport.schema.event.DeviceId.MAX_LENGTH) + "\",\"campaigns\":[\"a/b\"]}",
+                new CheckController.Request("x".repeat(io.adreport.schema.event.DeviceId.MAX_LENGTH), List.of("a/b")));
         valid.forEach((body, expected) -> assertEquals(expected, controller.parse(body.getBytes(StandardCharsets.UTF_8)), body));
 
         Map<String, String> refused = new LinkedHashMap<>(); // body -> the field its error names
@@ -52,7 +52,7 @@ class CheckJsonTest {
         refused.put("{\"device\":\"d1\"}", "campaigns");
         refused.put("{\"device\":7,\"campaigns\":[\"a/b\"]}", "device");
         refused.put("{\"device\":null,\"campaigns\":[\"a/b\"]}", "device");
-        refused.put("{\"device\":\"" + "x".repeat(257) + "\",\"campaigns\":[\"a/b\"]}", "device");
+        refused.put("{\"device\":\"" + "x".repeat(io.adreport.schema.event.DeviceId.MAX_LENGTH + 1) + "\",\"campaigns\":[\"a/b\"]}", "device");
         refused.put("{\"campaigns\":[\"a/b\"]}", "device");
         refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\"]", "body");
         refused.put("{\"device\":\"d1\",\"campaigns\":[\"a/b\",]}", "body");

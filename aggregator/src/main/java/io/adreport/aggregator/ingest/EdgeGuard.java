@@ -1,0 +1,170 @@
+package io.adreport.aggregator.ingest;
+
+import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.meta.KeyRecord;
+import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.trust.BeaconSigner;
+import io.adreport.schema.trust.TrustConfig;
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Who may write through the ingest port, and who may read its live counts.
+ *
+ * <p><b>Keys.</b> {@code POST /v1/events} needs a bearer key of role {@code ingest} when
+ * {@code ingest.require.key=true}; {@code POST /internal/live-counters} always needs one of role
+ * {@code internal} (the report API presents its own). A key is checked as the report API checks
+ * it: the SHA-256 of the whole key looked up in the meta table ({@link ApiKeyStore}), active and
+ * of the role. Answers are cached for {@link #CACHE_TTL} (a revoked key works at most that much
+ * longer), at most {@link #CACHE_MAX} entries (emptied when full). So that the live-counts route
+ * (whose callers wait at most {@code report.live.timeout.ms}) never waits for a meta-table read,
+ * a background thread reads the active {@code ingest} and {@code internal} keys every
+ * {@link #PRELOAD_EVERY} and refreshes their entries; only a key never seen before costs a read on
+ * the request path. A missing, unknown, revoked or other-role key is 401 before the body is read.
+ *
+ * <p><b>Beacons.</b> {@link #verify} applies {@link BeaconSigner} under the cube's
+ * {@link TrustConfig.Mode} and counts every refusal by reason
+ * ({@code adreport_beacons_refused_total}).
+ */
+public final class EdgeGuard {
+    static final Duration CACHE_TTL = Duration.ofSeconds(2);
+    static final int CACHE_MAX = 10_000;
+    static final Duration PRELOAD_EVERY = Duration.ofSeconds(1);
+
+    private record Cached(Optional<String> role, Instant expires) {
+    }
+
+    private final TrustConfig config;
+    private final TrustConfig.Mode mode;
+    private final BeaconSigner signer;
+    private final ApiKeyStore keys;
+    private final Clock clock;
+    private final Metrics registry;
+    private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ScheduledExecutorService preloader;
+
+    public EdgeGuard(TrustConfig config, TrustConfig.Mode mode, ApiKeyStore keys, Clock clock, Metrics registry) {
+        this.config = config;
+        this.mode = mode;
+        this.signer = BeaconSigner.of(config, clock);
+        this.keys = keys;
+        this.clock = clock;
+        this.registry = registry;
+        for (BeaconSigner.Reason r : BeaconSigner.Reason.values()) {
+            refusedCounter(r.label); // every reason shows in /metrics from the start, at 0
+        }
+        preloader = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "adreport-key-preload");
+            t.setDaemon(true);
+            return t;
+        });
+        preloader.scheduleWithFixedDelay(this::preload, 0, PRELOAD_EVERY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /** Refreshes the entries of the active ingest and internal keys (a failed read waits for the next round). */
+    private void preload() {
+        try {
+            Instant expires = clock.instant().plus(CACHE_TTL);
+            for (KeyRecord k : keys.keys()) {
+                if (k.active() && (k.role().equals("ingest") || k.role().equals("internal"))) {
+                    cache.put(k.hash(), new Cached(Optional.of(k.role()), expires));
+                }
+            }
+        } catch (RuntimeException e) {
+            // HBase unavailable: entries age out as without the preloader
+        }
+    }
+
+    /** Stops the preloading thread. */
+    void close() {
+        preloader.shutdownNow();
+    }
+
+    public TrustConfig.Mode mode() {
+        return mode;
+    }
+
+    /** Answers 401 unless {@code POST /v1/events} may proceed. */
+    void requireIngestKey(Context ctx) {
+        if (config.requireIngestKey()) {
+            requireRole(ctx, "ingest", "POST /v1/events");
+        }
+    }
+
+    /** Answers 401 unless the caller presents the cluster's internal credential. */
+    void requireInternal(Context ctx) {
+        requireRole(ctx, "internal", "this internal route");
+    }
+
+    private void requireRole(Context ctx, String role, String what) {
+        String h = ctx.header("Authorization");
+        String key = h != null && h.startsWith("Bearer ") ? h.substring(7).trim() : null;
+        if (key == null) {
+            registry.counter("adreport_ingest_unauthorized_total", "Ingest-port requests refused 401, by reason", "reason", "no-key").inc();
+            throw new IngestError(401, "authorization: " + what + " needs 'Authorization: Bearer KEY' with a key of role " + role);
+        }
+        if (!role(key).filter(role::equals).isPresent()) {
+            registry.counter("adreport_ingest_unauthorized_total", "Ingest-port requests refused 401, by reason", "reason", "bad-key").inc();
+            throw new IngestError(401, "authorization: the key is unknown, revoked or not of role " + role);
+        }
+    }
+
+    private Optional<String> role(String key) {
+        if (!key.startsWith("ak_") || key.length() > 128) {
+            return Optional.empty();
+        }
+        String hash = sha256(key);
+        Instant now = clock.instant();
+        Cached c = cache.get(hash);
+        if (c != null && now.isBefore(c.expires())) {
+            return c.role();
+        }
+        Optional<String> role;
+        try {
+            role = keys.key(hash).filter(KeyRecord::active).map(KeyRecord::role);
+        } catch (RuntimeException e) {
+            throw new IngestError(503, "cannot check the key now (meta table unavailable), retry later");
+        }
+        if (cache.size() >= CACHE_MAX) {
+            cache.clear();
+        }
+        cache.put(hash, new Cached(role, now.plus(CACHE_TTL)));
+        return role;
+    }
+
+    /** The pixel's verdict on a fired beacon; a refusal is counted by its reason. */
+    BeaconSigner.Verdict verify(Map<String, List<String>> query) {
+        BeaconSigner.Verdict v = signer.verify(query, mode);
+        if (v.refused() != null) {
+            refusedCounter(v.refused().label).inc();
+        } else {
+            registry.counter("adreport_beacons_verified_total", "Pixel beacons that passed the signature check, by how",
+                    "signature", v.signed() ? "verified" : mode == TrustConfig.Mode.OFF ? "not-checked" : "unsigned-allowed").inc();
+        }
+        return v;
+    }
+
+    private Metrics.Counter refusedCounter(String reason) {
+        return registry.counter("adreport_beacons_refused_total",
+                "Pixel beacons refused before anything was stored (answered with the GIF and X-Adreport-Beacon-Reason), by reason",
+                "reason", reason);
+    }
+
+    static String sha256(String key) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+}

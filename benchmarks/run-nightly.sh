@@ -57,8 +57,8 @@ large_day="$(date -u -d "$today - 1 day" +%F)" small_day="$(date -u -d "$today -
 empty_day="$(date -u -d "$today - 4 days" +%F)"
 gen() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateBackfill "$@"; }
 if [ -z "$reuse" ]; then
-  gen "$work/large.ndjson" "$events" 1 20000 11 1
-  gen "$work/small.ndjson" "$small" 1 20000 12 2
+  gen "$work/large.ndjson" "$events" 1 20000 11 0
+  [ "$small" -eq 0 ] || gen "$work/small.ndjson" "$small" 1 20000 12 1
 fi
 
 echo "== starting bin/adreport local (data $data)" >&2
@@ -70,7 +70,9 @@ for _ in $(seq 1 300); do
   kill -0 "$pid" 2>/dev/null || { cat "$work/stack.log" >&2; exit 1; }
   sleep 1
 done
-for f in small large; do
+days=("$empty_day" "$large_day") loads=(large)
+[ "$small" -eq 0 ] || { days=("$empty_day" "$small_day" "$large_day"); loads=(small large); }
+for f in "${loads[@]}"; do
   [ -z "$reuse" ] || break
   if [ "$load" = raw ]; then
     echo "== writing the $f day's raw rows" >&2
@@ -92,9 +94,9 @@ recon() { # label tree day -> appends "label day seconds phases" to times
   printf '%s %s %s %s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
     "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" | tee -a "$work/times" >&2
 }
-[ -n "$reuse" ] || for d in "$empty_day" "$small_day" "$large_day"; do recon first "$root" "$d"; done
+[ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 for r in $(seq 1 "$runs"); do
-  for d in "$empty_day" "$small_day" "$large_day"; do
+  for d in "${days[@]}"; do
     recon this "$root" "$d"
     [ -z "$compare" ] || recon compare "$compare" "$d"
   done
@@ -106,10 +108,13 @@ tail -n +"$((mark + 1))" "$work/times" >"$work/this-run"
 for label in first this compare; do
   grep -q "^$label " "$work/this-run" || continue
   median() { grep "^$label $1 " "$work/this-run" | awk '{ print $3 }' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-  e=$(median "$empty_day") s=$(median "$small_day") l=$(median "$large_day")
+  e=$(median "$empty_day") l=$(median "$large_day") s=0
+  [ "$small" -eq 0 ] || s=$(median "$small_day")
   awk -v L="$label" -v e="$e" -v s="$s" -v l="$l" -v ns="$small" -v nl="$events" 'BEGIN {
-    printf "%-8s median wall: empty %.1f s, %d events %.1f s, %d events %.1f s; fixed cost %.1f s; beyond it %.0f events/s (%d-event day), %.0f events/s (%d-event day)\n",
-      L, e, ns, s, nl, l, e, (l > e ? nl / (l - e) : 0), nl, (s > e ? ns / (s - e) : 0), ns }'
+    printf "%-8s median wall: empty %.1f s, %d events %.1f s", L, e, nl, l
+    if (e > 0) printf "; fixed cost %.1f s; beyond it %.0f events/s", e, (l > e ? nl / (l - e) : 0)
+    if (ns > 0) printf "; %d events %.1f s (%.0f events/s beyond the fixed cost)", ns, s, (s > e && e > 0 ? ns / (s - e) : 0)
+    printf "\n" }'
 done
 [ -z "$keep" ] || echo "outputs kept in $work"
 kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""

@@ -11,8 +11,8 @@ import java.util.Random;
 
 /**
  * Writes a back-fill as NDJSON for {@code bin/adreport replay}: {@code GenerateBackfill OUT COUNT
- * [DAYS] [CAMPAIGN_KEYS] [SEED]} — COUNT impressions spread uniformly over the DAYS whole UTC days
- * before today (default 7), across CAMPAIGN_KEYS (advertiser, campaign) pairs (default 20,000, ten
+ * [DAYS] [CAMPAIGN_KEYS] [SEED] [DAYS_BEFORE]} — COUNT impressions spread uniformly over the DAYS
+ * whole UTC days (default 7) that end DAYS_BEFORE days before today (default 0: up to today), across CAMPAIGN_KEYS (advertiser, campaign) pairs (default 20,000, ten
  * campaigns per advertiser) drawn Zipf-skewed. Unlike live traffic nothing coalesces: almost every
  * event hits its own 15-minute counter rows, the case that makes live flushes long.
  */
@@ -22,7 +22,7 @@ public final class GenerateBackfill {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
-            System.err.println("usage: GenerateBackfill OUT COUNT [DAYS] [CAMPAIGN_KEYS] [SEED]");
+            System.err.println("usage: GenerateBackfill OUT COUNT [DAYS] [CAMPAIGN_KEYS] [SEED] [DAYS_BEFORE]");
             System.exit(2);
         }
         Path out = Path.of(args[0]);
@@ -30,11 +30,12 @@ public final class GenerateBackfill {
         int days = args.length > 2 ? Integer.parseInt(args[2]) : 7;
         int keys = args.length > 3 ? Integer.parseInt(args[3]) : 20_000;
         long seed = args.length > 4 ? Long.parseLong(args[4]) : 7;
+        int before = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         Random random = new Random(seed);
         Zipf campaigns = new Zipf(keys, 1.1);
         Zipf publishers = new Zipf(2000, 1.1);
         String[] deviceTypes = {"mobile", "desktop", "tablet"};
-        long end = LocalDate.now(ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+        long end = LocalDate.now(ZoneOffset.UTC).minusDays(before).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         long span = days * 86_400_000L;
         try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
             for (int i = 0; i < count; i++) {
@@ -49,6 +50,6 @@ public final class GenerateBackfill {
             }
         }
         System.err.printf("wrote %,d impressions over the %d days before %s across %,d campaign keys to %s%n",
-                count, days, LocalDate.now(ZoneOffset.UTC), keys, out);
+                count, days, LocalDate.now(ZoneOffset.UTC).minusDays(before), keys, out);
     }
 }

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The plain Java entry to reconciliation, shared by the CLI, the {@code hadoop jar} tool, the
  * scheduler and the tests: {@link #reconcile} closes the day ({@link DayCloseProtocol}), runs
- * the job ({@link ReconcileJob}), writes the day's ranked top-N index from the corrected counters
- * ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
+ * the job ({@link ReconcileJob}), whose reduce tasks also write the day's ranked top-N index
+ * entries from the counter values they settle, publishes that index ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
  * status, then, when that completes a UTC month, the month's ranked lists; a dry run only runs the job, without closing or writing anything. The index is written
  * before the status, so a reader that sees {@code reconciled} finds the day's index published.
  *
@@ -82,19 +82,22 @@ public final class Reconciler {
         Phases phases = new Phases();
         DayCloseProtocol.Outcome outcome = close.close(day);
         phases.end("close");
-        DriftReport report = ReconcileJob.run(jobConf, layout, day, false, clock, progress)
+        // The job's reduce tasks write the index entries of the next generations from the rows they
+        // settle (no scan of the day's counters after the job); published here once it succeeded.
+        Map<String, Long> next = index.nextGenerations(day);
+        DriftReport report = ReconcileJob.run(ReconcileJob.writingIndex(jobConf, next), layout, day, false, clock, progress)
                 .withUnacknowledged(outcome.unacknowledged());
         phases.end("recount");
-        RankedIndexWriter.Written written = index.write(day);
+        RankedIndexWriter.Written written = index.publish(day, next, 0);
         phases.end("index");
         meta.markReconciled(day, report.toJson());
         if (!outcome.unacknowledged().isEmpty()) {
             // A silent live aggregator may still increment D after the job's writes: recount D again next night.
             meta.markLate(day);
         }
-        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index {} entries ({} superseded deleted)",
+        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index generations {} published ({} superseded entries deleted)",
                 day, report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift(),
-                written.entries(), written.deleted());
+                next, written.deleted());
         writeMonth(day);
         phases.end("month");
         ViewRepair repair = views;

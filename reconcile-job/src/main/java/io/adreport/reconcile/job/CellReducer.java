@@ -50,6 +50,11 @@ import org.apache.hadoop.mapreduce.Reducer;
  * clock: these are cell versions compared with the region servers' own), so it is newer than the
  * live cell it replaces.
  *
+ * <p><b>The day's ranked index</b> ({@link DayIndexRows}, when the job was created with the
+ * generations to write): each DAY row of an indexed rollup also yields its list entries, from the
+ * expected values — what the row holds once this task's corrections are written — so the index
+ * needs no scan of its own after the job; the reconciler publishes the generation after it.
+ *
  * <p>Figures are kept per rollup in task-local arrays and published as job counters in
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
  */
@@ -77,6 +82,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private long folded;
     private long foldedBulk;
     private BulkCorrections bulk;
+    private DayIndexRows index; // null: the job writes no ranked index entries
 
     /** A correction held while the task decides its write path. */
     private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp, List<byte[]> writers,
@@ -103,6 +109,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         deleted = new long[n];
         drift = new long[n];
         maxDrift = new long[n];
+        index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day);
         connection = ConnectionFactory.createConnection(ctx.getConfiguration());
         stored = new StoredCells(connection, layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
                 ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
@@ -135,6 +142,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         byte[] rowKey = null;
         Put put = null;
         Delete delete = null;
+        if (index != null && index.lists(rollup, k, off)) {
+            index.write(rollup, RowKeys.row(k, off, len), row, ctx);
+        }
         for (long m = row.columns(); m != 0; m &= m - 1) {
             int column = Long.numberOfTrailingZeros(m);
             long expected = row.expected(column);
@@ -252,6 +262,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             }
             ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
             ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
+            if (index != null) {
+                ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.entries());
+            }
         } finally {
             try {
                 if (bulk != null) {

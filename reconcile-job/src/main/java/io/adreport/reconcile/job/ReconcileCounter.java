@@ -41,6 +41,8 @@ public enum ReconcileCounter {
      * writer cells: rewritten as the base cell alone (not counted as corrected, nor as bulk-loaded).
      */
     CELLS_FOLDED,
+    /** Ranked top-N index entries of the day written by the reduce tasks ({@code DayIndexRows}). */
+    INDEX_ENTRIES,
     /** Sum over cells of |expected - stored| (a missing cell stores 0). */
     ABSOLUTE_DRIFT
 }

@@ -37,7 +37,8 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
  * row, {@link RowKeys} → {@link RowCells}) → {@link CellCombiner}
  * → {@link CellPartitioner} (by counter salt bucket) → {@link CellReducer} (merges the sorted
  * expected rows with the stored rows of its buckets, read in the same order by
- * {@link StoredCells}; Put or Delete of the cells that differ) → {@code MultiTableOutputFormat}, or no output in a
+ * {@link StoredCells}; Put or Delete of the cells that differ; with {@link #writingIndex}, also the
+ * day's ranked index entries of each DAY row, {@link DayIndexRows}) → {@code MultiTableOutputFormat}, or no output in a
  * dry run. A reduce task with many corrections writes them as HFiles instead and bulk-loads them
  * ({@link BulkCorrections}, staged under {@link JobSettings#BULK_DIR}, removed after the job).
  * Corrections are absolute values, so a retried reduce attempt writes the same values again:
@@ -145,6 +146,17 @@ public final class ReconcileJob {
                 }
             }
         }
+    }
+
+    /**
+     * {@code conf}, copied, for a job whose reduce tasks also write the day's ranked index entries
+     * of {@code generations} (rollup name to generation, {@link DayIndexRows}); the caller
+     * publishes them once the job succeeded. A dry run writes none.
+     */
+    public static Configuration writingIndex(Configuration conf, Map<String, Long> generations) {
+        Configuration c = new Configuration(conf);
+        c.set(DayIndexRows.GENERATIONS, DayIndexRows.encode(generations));
+        return c;
     }
 
     static boolean isLocal(Configuration conf) {

@@ -105,16 +105,43 @@ public final class RankedIndexWriter {
         return rollup.granularities().contains(Granularity.DAY) && !rollup.dimensions().isEmpty();
     }
 
+    /** Scans the day's DAY counter rows of every indexed rollup and writes, publishes and prunes their lists. */
     public Written write(LocalDate day) throws IOException {
+        Map<String, Long> next = nextGenerations(day);
         long entries = 0;
-        long deleted = 0;
         for (Rollup r : layout.cube().rollups()) {
             if (indexes(r)) {
-                long gen = generation(r, day) + 1;
-                entries += writeEntries(r, day, gen);
-                publish(r, day, gen);
-                deleted += deleteBelow(r, day, gen - 1);
+                entries += writeEntries(r, day, next.get(r.name()));
             }
+        }
+        return publish(day, next, entries);
+    }
+
+    /**
+     * The generation each indexed rollup's next list of {@code day} gets (its published one + 1),
+     * by rollup name: for a writer that builds the entries elsewhere (the reconcile job's reduce
+     * tasks, with {@link #dayRows}) and then calls {@link #publish}.
+     */
+    public Map<String, Long> nextGenerations(LocalDate day) throws IOException {
+        Map<String, Long> next = new java.util.LinkedHashMap<>();
+        for (Rollup r : layout.cube().rollups()) {
+            if (indexes(r)) {
+                next.put(r.name(), generation(r, day) + 1);
+            }
+        }
+        return next;
+    }
+
+    /**
+     * Steps (3) and (4) once every entry of {@code next}'s generations is written: points the day
+     * at them and deletes the generations below the previous one.
+     */
+    public Written publish(LocalDate day, Map<String, Long> next, long entries) throws IOException {
+        long deleted = 0;
+        for (Map.Entry<String, Long> e : next.entrySet()) {
+            Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
+            publish(r, day, e.getValue());
+            deleted += deleteBelow(r, day, e.getValue() - 1);
         }
         return new Written(day, entries, deleted);
     }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The whole nightly pass as a user runs it: `bin/adreport reconcile --day D` (close, recount,
+# ranked index, month lists, view repair) against a running `bin/adreport local`, on three days:
+# an empty one (the fixed cost), one of SMALL impressions and one of EVENTS impressions
+# (GenerateBackfill, 20,000 campaign keys, posted by `bin/adreport replay` in 5,000-event batches,
+# or with --load raw written straight into the raw table as the aggregator stores them, LoadRawDay:
+# minutes instead of tens of minutes on a busy machine; the counters and views are then written by
+# the first reconcile). --reuse skips generating and loading when DIR (--keep) holds a loaded stack.
+# Each day is reconciled once first (the run that folds the live writer cells), then RUNS more
+# times (what a re-run costs: nothing differs). With --compare OTHER_ROOT, the same re-runs are
+# also timed with another built tree's `bin/adreport` against the same stack and data,
+# alternating run by run, so both builds are measured in the same minutes.
+#
+#   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
+#                             [--keep DIR [--reuse]] [--port P]
+#
+# Prints, per build and day, the wall time of each `reconcile --day` process (JVM start included)
+# and its "phases:" line, then the fixed cost (the empty day's median) and the rate beyond it
+# (events / (median wall - fixed cost)). RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse=""
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --events) events="$2"; shift 2 ;;
+    --small) small="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --compare) compare="$(cd "$2" && pwd)"; shift 2 ;;
+    --set) extra+=(--set "$2"); shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
+    --load) load="$2"; shift 2 ;;
+    --reuse) reuse=1; shift ;;
+    --port) report="$2"; shift 2 ;;
+    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+work="${keep:-$(mktemp -d)}"; mkdir -p "$work"
+pid=""
+cleanup() {
+  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  [ -z "$keep" ] && rm -rf "$work"
+  return 0
+}
+trap cleanup EXIT
+"$root/bin/adreport" help >/dev/null
+[ -z "$compare" ] || "$compare/bin/adreport" help >/dev/null
+[ -f "$here/target/classpath.txt" ] || (cd "$root" && mvn -B -q package -DskipTests -pl benchmarks -am)
+ingest=$((report + 1)) data="$work/data"
+if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
+  echo "run-nightly: something already answers on port $ingest; stop it first" >&2; exit 1
+fi
+today="$(date -u +%F)"
+large_day="$(date -u -d "$today - 1 day" +%F)" small_day="$(date -u -d "$today - 2 days" +%F)"
+empty_day="$(date -u -d "$today - 4 days" +%F)"
+gen() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateBackfill "$@"; }
+if [ -z "$reuse" ]; then
+  gen "$work/large.ndjson" "$events" 1 20000 11 0
+  [ "$small" -eq 0 ] || gen "$work/small.ndjson" "$small" 1 20000 12 1
+fi
+
+echo "== starting bin/adreport local (data $data)" >&2
+ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${STACK_JAVA_OPTS:-}" "$root/bin/adreport" local --data-dir "$data" --port "$report" \
+  --ingest-port "$ingest" --set ingest.accept.window.days=8 --set reconcile.enabled=false "${extra[@]}" >"$work/stack.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  curl -fsS "http://localhost:$report/healthz" >/dev/null 2>&1 && curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || { cat "$work/stack.log" >&2; exit 1; }
+  sleep 1
+done
+days=("$empty_day" "$large_day") loads=(large)
+[ "$small" -eq 0 ] || { days=("$empty_day" "$small_day" "$large_day"); loads=(small large); }
+for f in "${loads[@]}"; do
+  [ -z "$reuse" ] || break
+  if [ "$load" = raw ]; then
+    echo "== writing the $f day's raw rows" >&2
+    java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.LoadRawDay "$data" "$work/$f.ndjson" \
+      2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
+  else
+    echo "== replaying the $f day" >&2
+    ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS= "$root/bin/adreport" replay "$work/$f.ndjson" --url "http://localhost:$ingest" \
+      --batch 5000 --concurrency 4 >"$work/replay-$f.out" 2>/dev/null || echo "run-nightly: replay of $f exited $?" >&2
+    tail -2 "$work/replay-$f.out" >&2
+  fi
+done
+
+: >>"$work/times"; mark=$(wc -l <"$work/times")
+recon() { # label tree day -> appends "label day seconds phases" to times
+  local s out; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"
+  ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" \
+    >"$out" 2>&1 || { tail -30 "$out" >&2; exit 1; }
+  printf '%s %s %s %s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+    "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" | tee -a "$work/times" >&2
+}
+[ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
+for r in $(seq 1 "$runs"); do
+  for d in "${days[@]}"; do
+    recon this "$root" "$d"
+    [ -z "$compare" ] || recon compare "$compare" "$d"
+  done
+done
+
+echo
+echo "same run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); days: $empty_day empty, $small_day $small events, $large_day $events events"
+tail -n +"$((mark + 1))" "$work/times" >"$work/this-run"
+for label in first this compare; do
+  grep -q "^$label " "$work/this-run" || continue
+  median() { grep "^$label $1 " "$work/this-run" | awk '{ print $3 }' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  e=$(median "$empty_day") l=$(median "$large_day") s=0
+  [ "$small" -eq 0 ] || s=$(median "$small_day")
+  awk -v L="$label" -v e="$e" -v s="$s" -v l="$l" -v ns="$small" -v nl="$events" 'BEGIN {
+    printf "%-8s median wall: empty %.1f s, %d events %.1f s", L, e, nl, l
+    if (e > 0) printf "; fixed cost %.1f s; beyond it %.0f events/s", e, (l > e ? nl / (l - e) : 0)
+    if (ns > 0) printf "; %d events %.1f s (%.0f events/s beyond the fixed cost)", ns, s, (s > e && e > 0 ? ns / (s - e) : 0)
+    printf "\n" }'
+done
+[ -z "$keep" ] || echo "outputs kept in $work"
+kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""

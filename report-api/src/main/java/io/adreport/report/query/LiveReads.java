@@ -59,12 +59,6 @@ import org.slf4j.LoggerFactory;
  * read, so the merge is exact. Meta unreadable: those days' live rows are left out (the report
  * may lag, never count twice).
  *
- * <p><b>Only live days; asking while reading.</b> A fixed series asks only for the keys of days
- * that can still have live counts ({@link #firstLiveDay}: days known closed are remembered, as a
- * closed day never opens again), and asks at the same time as it reads HBase ({@link #askNow},
- * checked as {@code LiveCounts} describes): no first step, and the report waits for the slower
- * of the read and the answers, not their sum. Other reports keep the two steps around the read.
- *
  * <p>Thread-safe: the HTTP client is shared; the cached aggregator list is replaced whole.
  */
 public final class LiveReads {
@@ -94,15 +88,6 @@ public final class LiveReads {
 
     private record Cached(List<String> urls, Instant readAt) {
     }
-
-    /** Past days [from, to] found open in meta at {@code at}. */
-    private record OpenCheck(long from, long to, Instant at) {
-    }
-
-    /** Most closed days remembered (then forgotten at once and learned again from meta). */
-    private static final int MAX_KNOWN_CLOSED = 10_000;
-    private final Set<Long> knownClosed = ConcurrentHashMap.newKeySet();
-    private volatile OpenCheck openCheck;
 
     /** Reads nothing live: reports show flushed counters only. */
     public static final LiveReads OFF = new LiveReads();
@@ -140,11 +125,6 @@ public final class LiveReads {
                 Metrics.LATENCY_BUCKETS);
         this.closedRows = metrics.counter("adreport_report_live_closed_rows_total",
                 "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)");
-    }
-
-    /** False for {@link #OFF}: reports read the stored counters alone. */
-    boolean on() {
-        return http != null;
     }
 
     /**
@@ -214,10 +194,7 @@ public final class LiveReads {
         try {
             Set<Long> closed = new HashSet<>();
             closedDays.apply(LocalDate.ofEpochDay(fromDay), LocalDate.ofEpochDay(Math.min(toDay, firstUnclosable - 1)))
-                    .forEach(d -> {
-                        closed.add(d.toEpochDay());
-                        remember(d.toEpochDay());
-                    });
+                    .forEach(d -> closed.add(d.toEpochDay()));
             return closed::contains;
         } catch (RuntimeException e) {
             LOG.debug("day states not read from meta; live rows of past days left out: {}", e.toString());
@@ -233,135 +210,37 @@ public final class LiveReads {
         }
     }
 
-    /**
-     * Asking while reading ({@link LiveCounts}, "Asking while reading"): sends {@code request} to
-     * every live aggregator now and returns at once; {@link Pending#answers} waits for them. No
-     * writer ids are needed first: the caller checks each answer's writer against the rows it read.
-     */
-    Pending askNow(LiveCounts.Request request) {
-        if (http == null) {
-            return Pending.NONE;
-        }
-        List<String> urls = urls();
-        return urls.isEmpty() ? Pending.NONE : send(urls, request);
-    }
-
-    /**
-     * Days known closed in [{@code fromDay}, {@code toDay}] (epoch days) skipped from the start: the
-     * first day whose rows can still have live counts. A day once closing or reconciled never opens
-     * again, so closed days are remembered ({@link #knownClosed}); past days not known closed are
-     * looked up in meta at most once per {@link #REFRESH}, and days from today (less
-     * {@link #CLOCK_MARGIN}) on are open. Meta unreadable: {@code fromDay} (ask for every day; the
-     * check after the answers still leaves closed days out).
-     */
-    long firstLiveDay(long fromDay, long toDay) {
-        long firstUnclosable = UtcDay.epochDayOf(clock.instant().plus(CLOCK_MARGIN));
-        long day = skipKnownClosed(fromDay, Math.min(toDay, firstUnclosable - 1));
-        long lastPast = Math.min(toDay, firstUnclosable - 1);
-        if (day > lastPast) {
-            return day;
-        }
-        Instant now = clock.instant();
-        OpenCheck c = openCheck;
-        if (c != null && c.from() == day && c.to() == lastPast && now.isBefore(c.at().plus(REFRESH)) && !now.isBefore(c.at())) {
-            return day; // looked up a moment ago: still open
-        }
-        try {
-            closedDays.apply(LocalDate.ofEpochDay(day), LocalDate.ofEpochDay(lastPast)).forEach(d -> remember(d.toEpochDay()));
-        } catch (RuntimeException e) {
-            LOG.debug("day states not read from meta: {}", e.toString());
-            return fromDay;
-        }
-        long first = skipKnownClosed(day, lastPast);
-        openCheck = new OpenCheck(first, lastPast, now);
-        return first;
-    }
-
-    private long skipKnownClosed(long day, long lastPast) {
-        while (day <= lastPast && knownClosed.contains(day)) {
-            day++;
-        }
-        return day;
-    }
-
-    private void remember(long closedDay) {
-        if (knownClosed.size() >= MAX_KNOWN_CLOSED) {
-            knownClosed.clear();
-        }
-        knownClosed.add(closedDay);
-    }
-
-    /** Counts an answer left out because its writer started over while the report read HBase. */
-    void raced() {
-        misses.inc();
-    }
-
     private Map<String, LiveCounts.Answer> ask(List<String> urls, LiveCounts.Request request) {
-        return send(urls, request).answers();
-    }
-
-    private Pending send(List<String> urls, LiveCounts.Request request) {
         byte[] body = LiveCounts.encode(request);
         long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
         Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
         for (String url : urls) {
-            calls.put(url, http.sendAsync(request(url, body), HttpResponse.BodyHandlers.ofByteArray()));
+            HttpRequest r = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
+                    .header("Content-Type", LiveCounts.CONTENT_TYPE)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+            calls.put(url, http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()));
         }
-        return new Pending(this, calls, start);
-    }
-
-    /** The one place a live-counts call is made: the aggregator's route, the deadline, the body. */
-    private HttpRequest request(String url, byte[] body) {
-        return HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
-                .header("Content-Type", LiveCounts.CONTENT_TYPE)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-    }
-
-    /** Calls under way to every live aggregator, sharing one deadline ({@code report.live.timeout.ms} from the send). */
-    static final class Pending {
-        static final Pending NONE = new Pending(null, Map.of(), 0);
-
-        private final LiveReads owner;
-        private final Map<String, CompletableFuture<HttpResponse<byte[]>>> calls;
-        private final long start;
-
-        private Pending(LiveReads owner, Map<String, CompletableFuture<HttpResponse<byte[]>>> calls, long start) {
-            this.owner = owner;
-            this.calls = calls;
-            this.start = start;
-        }
-
-        boolean none() {
-            return calls.isEmpty();
-        }
-
-        /** The answers by URL, waiting until the deadline; a call failed or late is left out and counted. */
-        Map<String, LiveCounts.Answer> answers() {
-            if (calls.isEmpty()) {
-                return Map.of();
-            }
-            long deadline = start + owner.timeout.toNanos();
-            Map<String, LiveCounts.Answer> out = new LinkedHashMap<>();
-            calls.forEach((url, call) -> {
-                try {
-                    HttpResponse<byte[]> resp = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    if (resp.statusCode() != 200) {
-                        throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + new String(resp.body(),
-                                java.nio.charset.StandardCharsets.UTF_8));
-                    }
-                    out.put(url, LiveCounts.decodeAnswer(resp.body()));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    call.cancel(true);
-                } catch (Exception e) {
-                    call.cancel(true);
-                    owner.misses.inc();
-                    LOG.debug("live counts of {} not read: {}", url, e.toString());
+        Map<String, LiveCounts.Answer> out = new LinkedHashMap<>();
+        calls.forEach((url, call) -> {
+            try {
+                HttpResponse<byte[]> resp = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (resp.statusCode() != 200) {
+                    throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + new String(resp.body(),
+                            java.nio.charset.StandardCharsets.UTF_8));
                 }
-            });
-            owner.askSeconds.observeNanos(System.nanoTime() - start);
-            return out;
-        }
+                out.put(url, LiveCounts.decodeAnswer(resp.body()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                call.cancel(true);
+            } catch (Exception e) {
+                call.cancel(true);
+                misses.inc();
+                LOG.debug("live counts of {} not read: {}", url, e.toString());
+            }
+        });
+        askSeconds.observeNanos(System.nanoTime() - start);
+        return out;
     }
 
     private List<String> urls() {

@@ -337,6 +337,12 @@ public final class CoalescingBuffer {
         }
     }
 
+    /** The buffered deltas of one row of {@code table} in the filling generation, if any (same terms as {@link #forEachRow}). */
+    public java.util.Optional<RowCells> row(int table, byte[] row) {
+        ConcurrentHashMap<RowId, RowCells> ofTable = rows.get(table);
+        return ofTable == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(ofTable.get(new RowId(table, row)));
+    }
+
     /**
      * Visits every row of the generation filling now (the live read). Adders go on meanwhile: a
      * delta added before the call began is seen, a concurrent one may or may not be. Callers must

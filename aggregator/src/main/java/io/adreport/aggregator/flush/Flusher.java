@@ -97,6 +97,7 @@ public final class Flusher {
     private List<RowCells> inFlight = List.of(); // the generation taken; guarded by live
     private int inFlightFrom; // rows of inFlight before it are in the totals; guarded by live
     private volatile long currentWriter; // totals.writer(), for the live reads' first step
+    private volatile long currentNext; // totals.next(), likewise
     private final List<String> metricNames; // the live answers' metric order: the column order
     private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
     private byte[][] writerQualifiers;
@@ -119,6 +120,7 @@ public final class Flusher {
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
                 + "writer id to bound that memory (each adds a cell to the rows it touches afterwards)", totals::startsOver);
         this.currentWriter = totals.writer();
+        this.currentNext = totals.next();
         List<String> names = new ArrayList<>(cells.columns());
         for (int c = 0; c < cells.columns(); c++) {
             names.add(Bytes.toString(cells.qualifier(c)));
@@ -162,6 +164,7 @@ public final class Flusher {
         try {
             timestamp = totals.begin(rows.size());
             currentWriter = totals.writer();
+            currentNext = totals.next();
             qualifiers = writerQualifiers();
             inFlightFrom = 0;
         } finally {
@@ -239,19 +242,28 @@ public final class Flusher {
         int columns = cells.columns();
         Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
         if (request.ranges().isEmpty()) { // the first step: no need to wait for a flush's step
-            return new LiveCounts.Answer(currentWriter, metricNames, List.of());
+            return new LiveCounts.Answer(currentWriter, metricNames, List.of(), currentNext);
         }
+        LiveCounts.Selection wanted = request.selection();
+        List<byte[]> points = wanted.points(); // exact keys (a fixed series): looked up, not found by a pass
         long writer;
+        long next;
         live.lock();
         try {
             writer = totals.writer();
-            totals.forEach(table, (t, row, day, values) -> {
-                if (!closed.test(day) && request.wants(row)) {
+            next = totals.next();
+            WriterTotals.RowVisitor remembered = (t, row, day, values) -> {
+                if (!closed.test(day) && wanted.wants(row)) {
                     rows.put(java.nio.ByteBuffer.wrap(row), values.clone());
                 }
-            });
+            };
+            if (points != null) {
+                points.forEach(row -> totals.get(table, row, remembered));
+            } else {
+                totals.forEach(table, remembered);
+            }
             java.util.function.Consumer<RowCells> pending = rc -> {
-                if (rc.table() == table && !closed.test(rc.epochDay()) && request.wants(rc.row())) {
+                if (rc.table() == table && !closed.test(rc.epochDay()) && wanted.wants(rc.row())) {
                     long[] sum = rows.computeIfAbsent(java.nio.ByteBuffer.wrap(rc.row()), k -> new long[columns]);
                     int touched = rc.touchedColumns();
                     for (int c = 0; c < columns; c++) {
@@ -264,13 +276,17 @@ public final class Flusher {
             for (int i = inFlightFrom; i < inFlight.size(); i++) {
                 pending.accept(inFlight.get(i));
             }
-            buffer.forEachRow(table, pending);
+            if (points != null) {
+                points.forEach(row -> buffer.row(table, row).ifPresent(pending));
+            } else {
+                buffer.forEachRow(table, pending);
+            }
         } finally {
             live.unlock();
         }
         List<LiveCounts.Row> out = new ArrayList<>(rows.size());
         rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), v)));
-        return new LiveCounts.Answer(writer, metricNames, out);
+        return new LiveCounts.Answer(writer, metricNames, out, next);
     }
 
     /** The Put of one row's totals: its touched metrics' writer cells. */

@@ -39,6 +39,8 @@ final class WriterTotals {
     private final Map<Integer, Map<ByteBuffer, Total>> totals = new HashMap<>();
     private volatile int size; // written by the flush thread, read by the metrics endpoint
     private long writer;
+    /** The id the next start-over takes, drawn in advance so that live answers can name it ({@code LiveCounts.Answer#nextWriter}). */
+    private long next;
     private long lastTimestamp;
     private volatile long startsOver; // read by the metrics endpoint
 
@@ -61,6 +63,7 @@ final class WriterTotals {
         this.ids = ids;
         this.millis = millis;
         this.writer = ids.getAsLong();
+        this.next = ids.getAsLong();
     }
 
     /**
@@ -71,7 +74,8 @@ final class WriterTotals {
         if (size + rows > maxRows && size > 0) {
             totals.clear();
             size = 0;
-            writer = ids.getAsLong();
+            writer = next;
+            next = ids.getAsLong();
             startsOver++;
         }
         lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
@@ -81,6 +85,11 @@ final class WriterTotals {
     /** The current writer id (changes only in {@link #begin}). */
     long writer() {
         return writer;
+    }
+
+    /** The id the next start-over takes (changes only in {@link #begin}). */
+    long next() {
+        return next;
     }
 
     /** How many times this writer started over under a new id. */
@@ -113,6 +122,14 @@ final class WriterTotals {
             }
         }
         return t;
+    }
+
+    /** Visits the remembered row {@code row} of {@code table}, if there is one. */
+    void get(int table, byte[] row, RowVisitor visitor) {
+        Total t = totals.getOrDefault(table, Map.of()).get(ByteBuffer.wrap(row));
+        if (t != null) {
+            visitor.row(table, row, t.epochDay(), t.values());
+        }
     }
 
     /** Visits every remembered row of {@code table} (the live read: a pass over that table's rows, on the caller's lock). */

@@ -8,10 +8,8 @@ import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +23,10 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.util.Bytes;
 import io.adreport.http.ReadFailure;
 import io.adreport.http.QueryException;
+import io.adreport.report.query.ExportWindows.Range;
+import io.adreport.report.query.ExportWindows.Window;
 
 /**
  * Streams every row of a breakdown (the {@code format=csv} and {@code format=ndjson} export),
@@ -121,23 +120,15 @@ public final class ExportReader {
         }
     }
 
-    /** One scan: a salt bucket over stored bucket starts [fromMinute, toMinute). */
-    private record Range(int salt, long fromMinute, long toMinute) {
-    }
-
-    /** Output buckets [first, end) read by {@code ranges}. */
-    private record Window(int first, int end, List<Range> ranges) {
-    }
-
     /** One running export. */
     public final class Export implements AutoCloseable {
         private final ReportQuery q;
         private final QueryPlan plan;
         private final RowDecoder decoder;
         private final boolean merge;
-        private final List<Window> windows = new ArrayList<>();
+        private final List<Window> windows;
         private final int[] rollupOrder;
-        private final List<Scanner> open = new ArrayList<>();
+        private final List<ExportScanner> open = new ArrayList<>();
         private List<ReportRow> firstSum;
         private long written;
 
@@ -146,49 +137,14 @@ public final class ExportReader {
             this.plan = plan;
             this.decoder = new RowDecoder(codec, q, plan);
             this.rollupOrder = decoder.groupIndexesInRollupOrder();
-            TimeBuckets buckets = plan.buckets();
-            int stored = plan.stored().minutes();
-            int salts = codec.saltBuckets();
-            boolean onePerBucket = plan.storedBuckets() == buckets.size();
-            long widest = 0;
-            for (int b = 0; b < buckets.size(); b++) {
-                widest = Math.max(widest, (bucketEnd(b) - bucketStart(b)) / stored);
-            }
-            this.merge = decoder.groupsAreContiguous(q.rollup()) && (onePerBucket || salts * widest <= MAX_STREAMS);
-            if (merge && onePerBucket) {
-                List<Range> ranges = new ArrayList<>();
-                for (int s = 0; s < salts; s++) {
-                    ranges.add(new Range(s, plan.fromMinute(), plan.toMinute()));
-                }
-                windows.add(new Window(0, buckets.size(), ranges));
-            } else {
-                for (int b = 0; b < buckets.size(); b++) {
-                    List<Range> ranges = new ArrayList<>();
-                    for (int s = 0; s < salts; s++) {
-                        if (merge) {
-                            for (long m = bucketStart(b); m < bucketEnd(b); m += stored) {
-                                ranges.add(new Range(s, m, m + stored));
-                            }
-                        } else {
-                            ranges.add(new Range(s, bucketStart(b), bucketEnd(b)));
-                        }
-                    }
-                    windows.add(new Window(b, b + 1, ranges));
-                }
-            }
+            ExportWindows w = ExportWindows.of(plan, decoder.groupsAreContiguous(q.rollup()), codec.saltBuckets(), MAX_STREAMS);
+            this.merge = w.merge();
+            this.windows = w.windows();
         }
 
         /** "merge" or "sum": how the rows are made complete (see the class comment). */
         public String strategy() {
             return merge ? "merge" : "sum";
-        }
-
-        private long bucketStart(int b) {
-            return b == 0 ? plan.fromMinute() : plan.buckets().start(b).getEpochSecond() / 60;
-        }
-
-        private long bucketEnd(int b) {
-            return b + 1 < plan.buckets().size() ? plan.buckets().start(b + 1).getEpochSecond() / 60 : plan.toMinute();
         }
 
         void start() {
@@ -234,13 +190,13 @@ public final class ExportReader {
         private void openScanners(Window window) {
             int caching = Math.max(32, Math.min(1000, BUFFERED_ROWS / window.ranges().size()));
             boolean prefetch = window.ranges().size() <= 64;
-            List<Future<Scanner>> opening = new ArrayList<>();
+            List<Future<ExportScanner>> opening = new ArrayList<>();
             for (Range r : window.ranges()) {
                 // every scan's first few rows, in parallel: the merge needs each scan's first row
-                opening.add(executor.submit(() -> new Scanner(r).readFirst()));
+                opening.add(executor.submit(() -> scanner(r).readFirst()));
             }
             RuntimeException failed = null;
-            for (Future<Scanner> f : opening) {
+            for (Future<ExportScanner> f : opening) {
                 try {
                     open.add(await(f)); // every opened scanner is tracked, so close() releases it
                 } catch (RuntimeException e) {
@@ -250,22 +206,28 @@ public final class ExportReader {
             if (failed != null) {
                 throw failed;
             }
-            for (Scanner s : open) {
+            for (ExportScanner s : open) {
                 s.readRest(caching, prefetch);
             }
-            for (Scanner s : open) {
+            for (ExportScanner s : open) {
                 s.advance();
             }
         }
 
+        private ExportScanner scanner(Range r) throws IOException {
+            KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
+            return new ExportScanner(connection.getTable(layout.counterTable(q.rollup())), range, decoder, plan.buckets(), executor,
+                    rowsRead, timeout);
+        }
+
         private void closeScanners() {
-            open.forEach(Scanner::close);
+            open.forEach(ExportScanner::close);
             open.clear();
         }
 
         private void mergeWindow(Window window, RowSink sink) throws IOException {
-            PriorityQueue<Scanner> heap = new PriorityQueue<>(Math.max(1, open.size()), Scanner.ORDER);
-            for (Scanner s : open) {
+            PriorityQueue<ExportScanner> heap = new PriorityQueue<>(Math.max(1, open.size()), ExportScanner.ORDER);
+            for (ExportScanner s : open) {
                 if (s.row != null) {
                     heap.add(s);
                 }
@@ -276,7 +238,7 @@ public final class ExportReader {
             String[] group = null;
             long[] sums = null;
             while (!heap.isEmpty()) {
-                Scanner s = heap.poll();
+                ExportScanner s = heap.poll();
                 if (group == null || s.bucket != bucket || !Arrays.equals(s.group, group)) {
                     if (group != null) {
                         emit(sink, bucket, group, sums);
@@ -300,142 +262,6 @@ public final class ExportReader {
             }
             for (; zeroFill && nextZero < window.end(); nextZero++) {
                 emit(sink, nextZero, new String[0], new long[decoder.width()]);
-            }
-        }
-
-        /** One open scan and its current row (the row that passed the filters). */
-        private final class Scanner implements AutoCloseable {
-            static final Comparator<Scanner> ORDER = (a, b) -> {
-                int c = Integer.compare(a.bucket, b.bucket);
-                if (c != 0) {
-                    return c;
-                }
-                byte[] x = a.row.getRow();
-                byte[] y = b.row.getRow();
-                int off = RowKeyCodec.COUNTER_VALUES_OFFSET;
-                return Bytes.compareTo(x, off, x.length - off, y, off, y.length - off);
-            };
-
-            private final Table table;
-            private final byte[] stop;
-            private final byte[] start;
-            /** The first read's rows not yet merged; only the request thread touches them after {@link #readFirst}. */
-            private final ArrayDeque<Result> first = new ArrayDeque<>(FIRST_ROWS);
-            /** Where the rest starts (exclusive): the first read's last row, or null when that read was all. */
-            private byte[] after;
-            private Future<ResultScanner> opening;
-            private ResultScanner rest;
-            // guarded by this: the rest is opened on the executor, and the request thread may close first
-            private ResultScanner opened;
-            private boolean closed;
-            Result row;
-            int bucket;
-            String[] group;
-
-            Scanner(Range r) throws IOException {
-                KeyRange range = codec.counterTimeRange(r.salt(), plan.stored(), r.fromMinute(), r.toMinute());
-                this.start = range.start();
-                this.stop = range.stop();
-                this.table = connection.getTable(layout.counterTable(q.rollup()));
-            }
-
-            /**
-             * One short read of at most {@value ExportReader#FIRST_ROWS} rows: it proves the table and its
-             * regions answer, and gives the merge its first rows, in a fraction of a full batch's time.
-             */
-            Scanner readFirst() throws IOException {
-                Scan scan = decoder.confine(new Scan().withStartRow(start).withStopRow(stop).setCaching(FIRST_ROWS).setLimit(FIRST_ROWS));
-                try (ResultScanner rs = table.getScanner(scan)) {
-                    for (Result r = rs.next(); r != null; r = rs.next()) {
-                        first.add(r);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    close();
-                    throw e;
-                }
-                after = first.size() == FIRST_ROWS ? first.getLast().getRow() : null;
-                return this;
-            }
-
-            /** Starts opening the rest of the scan, in full batches, on the executor; awaited when the first rows run out. */
-            void readRest(int caching, boolean prefetch) {
-                if (after == null) {
-                    return;
-                }
-                Scan scan = decoder.confine(new Scan().withStartRow(after, false).withStopRow(stop)
-                        .setCaching(caching).setAsyncPrefetch(prefetch));
-                opening = executor.submit(() -> {
-                    ResultScanner rs = table.getScanner(scan);
-                    synchronized (this) {
-                        if (!closed) {
-                            opened = rs;
-                            return rs;
-                        }
-                    }
-                    rs.close();
-                    return null;
-                });
-            }
-
-            private Result next() throws IOException {
-                if (!first.isEmpty()) {
-                    return first.poll();
-                }
-                if (rest == null) {
-                    if (opening == null) {
-                        return null;
-                    }
-                    rest = await(opening);
-                    opening = null;
-                    if (rest == null) {
-                        return null; // closed meanwhile
-                    }
-                }
-                return rest.next();
-            }
-
-            /** Moves to the next row that passes the filters; false (and no row) at the end. */
-            boolean advance() {
-                try {
-                    for (Result r = next(); r != null; r = next()) {
-                        rowsRead.inc();
-                        CounterKey key = decoder.parse(r.getRow());
-                        if (!decoder.matches(key.values())) {
-                            continue;
-                        }
-                        int b = plan.buckets().indexOf(key.bucketMinute());
-                        if (b < 0) {
-                            continue;
-                        }
-                        row = r;
-                        bucket = b;
-                        group = decoder.group(key.values());
-                        return true;
-                    }
-                    row = null;
-                    return false;
-                } catch (IOException e) {
-                    throw new ReadFailure("reading counters failed: " + e, e);
-                }
-            }
-
-            @Override
-            public void close() {
-                synchronized (this) {
-                    closed = true;
-                    if (opened != null) {
-                        opened.close();
-                    }
-                }
-                if (opening != null) {
-                    opening.cancel(false); // a rest opened after this closes itself
-                }
-                first.clear();
-                try {
-                    table.close();
-                } catch (IOException ignored) {
-                    // a Table from a shared Connection holds nothing to release
-                }
             }
         }
 

@@ -38,10 +38,23 @@ import java.util.List;
  * second step includes whatever its stored cell held at the read: replacing one by the other
  * counts each event once. An aggregator that does not answer in time is read from HBase alone.
  *
+ * <p><b>Asking while reading</b> (a reader of exact keys, which can keep the rows it read until
+ * the answers arrive). The second step may also go out at the same time as the HBase read, with
+ * no first step: the answer names its writer, and the reader then takes that writer's stored
+ * cells from the rows it kept. Replacing the stored cell by the answered total still counts each
+ * event once, whatever the order (the stored cell is subtracted, the total added), with one
+ * exception: a start-over between the answer and the read. The generation that flush writes,
+ * under the new id, holds deltas the answer already counted. So each answer also names the id
+ * its writer will take at its next start-over ({@code nextWriter}, drawn in advance); a reader
+ * that finds a cell of that id in a row it read ignores the answer (reads that writer as stored).
+ * A later start-over's cells hold only deltas counted after that flush drained the buffer, so
+ * after the answer: the next id is the only one to look for.
+ *
  * <p><b>Format</b> (big-endian, {@link DataOutputStream}): a request is the rollup name (UTF),
  * the prefix (length, bytes; -1: none), the range count and each range's start and stop (length,
  * bytes); an answer is the writer id (0: no live counts), the metric names (count, UTF each) and
- * the rows (count; each: key length, key bytes, one long per metric). Stateless.
+ * the rows (count; each: key length, key bytes, one long per metric), then the next writer id
+ * (an answer without it reads as 0). Stateless.
  */
 public final class LiveCounts {
     /** The aggregator's route. It serves every tenant's counts: an internal port, like HBase's. */
@@ -70,17 +83,87 @@ public final class LiveCounts {
 
         /** True when {@code row} is in one of the ranges and holds the prefix. */
         public boolean wants(byte[] row) {
-            if (prefix != null && (row.length < RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length
-                    || !Arrays.equals(row, RowKeyCodec.COUNTER_VALUES_OFFSET, RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length,
-                    prefix, 0, prefix.length))) {
-                return false;
-            }
+            return selection().wants(row);
+        }
+
+        /** The rows wanted, prepared for testing many rows (one per answer). */
+        public Selection selection() {
+            return new Selection(ranges, prefix);
+        }
+    }
+
+    /**
+     * A {@link Request}'s rows, ready to test many rows against: its ranges sorted and merged, so
+     * that a row is tested by one binary search whatever the number of ranges (a fixed series
+     * asks for one single-row range per time bucket); and, when every range is a single row
+     * (stop = start + one zero byte, as a report's exact keys are sent), those rows, so that an
+     * answer can look them up instead of passing over every row it holds.
+     */
+    public static final class Selection {
+        private final byte[] prefix;
+        private final byte[][] starts;
+        private final byte[][] stops;
+        private final List<byte[]> points;
+
+        private Selection(List<KeyRange> ranges, byte[] prefix) {
+            this.prefix = prefix;
+            List<byte[][]> sorted = new ArrayList<>(ranges.size());
+            boolean allPoints = true;
             for (KeyRange r : ranges) {
-                if (r.contains(row)) {
-                    return true;
+                byte[] start = r.start();
+                byte[] stop = r.stop();
+                allPoints &= stop.length == start.length + 1 && stop[start.length] == 0
+                        && Arrays.equals(stop, 0, start.length, start, 0, start.length);
+                if (Arrays.compareUnsigned(start, stop) < 0) {
+                    sorted.add(new byte[][] {start, stop});
                 }
             }
-            return false;
+            sorted.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
+            List<byte[][]> merged = new ArrayList<>(sorted.size());
+            for (byte[][] r : sorted) {
+                byte[][] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+                if (last != null && Arrays.compareUnsigned(r[0], last[1]) <= 0) {
+                    if (Arrays.compareUnsigned(r[1], last[1]) > 0) {
+                        last[1] = r[1];
+                    }
+                } else {
+                    merged.add(r);
+                }
+            }
+            this.starts = merged.stream().map(r -> r[0]).toArray(byte[][]::new);
+            this.stops = merged.stream().map(r -> r[1]).toArray(byte[][]::new);
+            this.points = allPoints ? merged.stream().map(r -> r[0]).filter(this::holdsPrefix).toList() : null;
+        }
+
+        /** True when {@code row} is in one of the ranges and holds the prefix. */
+        public boolean wants(byte[] row) {
+            if (!holdsPrefix(row)) {
+                return false;
+            }
+            int lo = 0;
+            int hi = starts.length - 1;
+            int at = -1; // the last range starting at or before row
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (Arrays.compareUnsigned(starts[mid], row) <= 0) {
+                    at = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return at >= 0 && Arrays.compareUnsigned(row, stops[at]) < 0;
+        }
+
+        /** The wanted rows when every range is a single row (and holds the prefix), else null. */
+        public List<byte[]> points() {
+            return points;
+        }
+
+        private boolean holdsPrefix(byte[] row) {
+            return prefix == null || row.length >= RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length
+                    && Arrays.equals(row, RowKeyCodec.COUNTER_VALUES_OFFSET, RowKeyCodec.COUNTER_VALUES_OFFSET + prefix.length,
+                    prefix, 0, prefix.length);
         }
     }
 
@@ -88,13 +171,21 @@ public final class LiveCounts {
     public record Row(byte[] key, long[] totals) {
     }
 
-    /** An aggregator's answer: its writer id (0: it keeps no live counts) and its rows. */
-    public record Answer(long writer, List<String> metrics, List<Row> rows) {
+    /**
+     * An aggregator's answer: its writer id (0: it keeps no live counts), its rows, and the id it
+     * will write under if it starts over next ({@code nextWriter}, drawn in advance; 0: not told),
+     * which lets a reader that asked while it read HBase see whether a start-over raced its read.
+     */
+    public record Answer(long writer, List<String> metrics, List<Row> rows, long nextWriter) {
         public static final Answer NONE = new Answer(0, List.of(), List.of());
 
         public Answer {
             metrics = List.copyOf(metrics);
             rows = List.copyOf(rows);
+        }
+
+        public Answer(long writer, List<String> metrics, List<Row> rows) {
+            this(writer, metrics, rows, 0);
         }
     }
 
@@ -145,6 +236,7 @@ public final class LiveCounts {
                     out.writeLong(row.totals()[i]);
                 }
             }
+            out.writeLong(a.nextWriter());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -170,7 +262,8 @@ public final class LiveCounts {
                 }
                 rows.add(new Row(key, totals));
             }
-            return new Answer(writer, metrics, rows);
+            long next = in.available() >= Long.BYTES ? in.readLong() : 0; // absent from older aggregators' answers
+            return new Answer(writer, metrics, rows, next);
         } catch (IOException e) {
             throw new IllegalArgumentException("not a live-counts answer (" + e + ")");
         }

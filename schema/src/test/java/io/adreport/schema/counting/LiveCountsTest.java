@@ -60,6 +60,50 @@ class LiveCountsTest {
     }
 
     @Test
+    void an_answer_names_the_next_writer_and_one_without_it_reads_as_zero() {
+        LiveCounts.Answer a = new LiveCounts.Answer(7, List.of("m"), List.of(new LiveCounts.Row(key(0, 1, "a"), new long[] {2})), -9);
+        byte[] wire = LiveCounts.encode(a);
+        assertEquals(-9, LiveCounts.decodeAnswer(wire).nextWriter());
+        LiveCounts.Answer older = LiveCounts.decodeAnswer(Arrays.copyOf(wire, wire.length - Long.BYTES));
+        assertEquals(0, older.nextWriter(), "an answer of an aggregator that does not send it");
+        assertEquals(7, older.writer());
+        assertArrayEquals(new long[] {2}, older.rows().get(0).totals());
+    }
+
+    @Test
+    void a_selection_of_many_ranges_wants_what_any_range_wants() {
+        java.util.Random rnd = new java.util.Random(11);
+        List<KeyRange> ranges = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) { // unsorted, overlapping, adjacent and empty ranges among them
+            int from = rnd.nextInt(200);
+            ranges.add(new KeyRange(key(1, from, ""), key(1, from + rnd.nextInt(12), "")));
+        }
+        LiveCounts.Selection s = new LiveCounts.Request("r", ranges, null).selection();
+        for (int m = 0; m < 230; m++) {
+            byte[] row = key(1, m, "x\0");
+            boolean any = ranges.stream().anyMatch(r -> r.contains(row));
+            assertEquals(any, s.wants(row), "minute " + m);
+        }
+        assertNull(s.points(), "ranges of more than one row");
+    }
+
+    @Test
+    void single_row_ranges_are_points_and_keep_the_prefix_rule() {
+        byte[] a = key(2, 60, "adv1\0c1\0");
+        byte[] b = key(2, 120, "adv1\0c1\0");
+        byte[] other = key(2, 60, "adv2\0c1\0");
+        List<KeyRange> ranges = List.of(new KeyRange(b, Arrays.copyOf(b, b.length + 1)), new KeyRange(a, Arrays.copyOf(a, a.length + 1)),
+                new KeyRange(other, Arrays.copyOf(other, other.length + 1)));
+        LiveCounts.Selection s = new LiveCounts.Request("r", ranges, "adv1\0".getBytes()).selection();
+        assertEquals(2, s.points().size(), "the key without the prefix is left out");
+        assertArrayEquals(a, s.points().get(0), "in key order");
+        assertArrayEquals(b, s.points().get(1));
+        assertTrue(s.wants(a));
+        assertFalse(s.wants(other));
+        assertFalse(s.wants(Arrays.copyOf(a, a.length + 1)), "the row after a point");
+    }
+
+    @Test
     void a_malformed_body_is_refused_by_name() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LiveCounts.decodeRequest(new byte[] {0, 1, 'x', 0, 0, 0, 9}));

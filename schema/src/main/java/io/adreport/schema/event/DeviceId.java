@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * platforms report them in either case. Any other id keeps its case: cookie and publisher ids
  * are case-sensitive. The canonical id is at most {@value #MAX_LENGTH} characters and has no
  * control characters. An empty id is allowed here; whether it names a device is
- * {@link io.adreport.schema.profile.UnidentifiedDevices}'s business.
+ * for {@code UnidentifiedDevices} in package profile to decide.
  */
 public final class DeviceId {
     /** The longest canonical device id, in characters. */

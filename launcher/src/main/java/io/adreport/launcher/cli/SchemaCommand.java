@@ -21,16 +21,16 @@ final class SchemaCommand {
     static int run(Context ctx, boolean dryRun, PrintStream out) throws Exception {
         try (Connection c = ctx.connect(); Admin admin = c.getAdmin()) {
             SchemaApplier applier = new SchemaApplier(ctx.layout());
+            int replicas = ProfileModel.supported(ctx.cube())
+                    ? ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)).regionReplication() : 1;
             if (ProfileModel.supported(ctx.cube())) {
-                applier.withRegionReplication(ctx.layout().profilesTable(),
-                        ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)).regionReplication());
+                applier.withRegionReplication(ctx.layout().profilesTable(), replicas);
             }
             SchemaApplier.Report report = applier.apply(admin, dryRun);
             out.println((dryRun ? "schema (dry run) for cube '" : "schema for cube '") + ctx.cube().name()
                     + "' in namespace '" + ctx.layout().namespace() + "':");
             out.println(report);
-            if (!dryRun && ProfileModel.supported(ctx.cube())
-                    && ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)).regionReplication() > 1) {
+            if (!dryRun && replicas > 1) {
                 // After a region server's death both replicas may sit on one survivor: no timeline read then.
                 ReplicaPlacement.Placement p = ReplicaPlacement.spread(c, admin, ctx.layout().profilesTable(), Duration.ofMinutes(2));
                 out.println(p);

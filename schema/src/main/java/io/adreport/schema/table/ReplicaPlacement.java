@@ -14,6 +14,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BalanceRequest;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.RegionReplicaUtil;
 
 /**
  * Where the region replicas of a table sit, and a request to the balancer when they share a server.
@@ -101,9 +102,8 @@ public final class ReplicaPlacement {
         return p;
     }
 
-    /** The primary's identity of a replica: table, start key and region id, without the replica id. */
+    /** The region a replica copies: its primary's encoded name. */
     private static String primaryKey(HRegionLocation l) {
-        var r = l.getRegion();
-        return r.getTable().getNameAsString() + "," + org.apache.hadoop.hbase.util.Bytes.toStringBinary(r.getStartKey()) + "," + r.getRegionId();
+        return RegionReplicaUtil.getRegionInfoForDefaultReplica(l.getRegion()).getEncodedName();
     }
 }

@@ -15,7 +15,9 @@
 # system of the one JVM that holds the aggregator and HBase, over the measured replay: on a
 # shared 2-core machine a steadier measure than events/s), and replay's request latency percentiles;
 # then that CPU by thread group (each live thread's user + system time from /proc before and after
-# the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores).
+# the measured replay, summed by thread name: exact where a sampling profiler starves on 2 busy cores),
+# and the bytes the stack allocated per event over the replay and its last flushes (the JVM's own
+# counter, adreport_jvm_allocated_bytes_total, and by thread group from `jcmd Thread.print -e`).
 # Each mode's events/s is replay's own (acknowledged events over the replay's time); "sustained" is
 # the events over that time plus the time the flushes that wrote its last deltas took (the work a
 # lagging flusher leaves behind; not the wait for its timer).
@@ -84,6 +86,19 @@ thread_groups() { # before after events total-ms -> CPU per event of the stack's
           printf "%.1f\t(threads that ended during the replay)\n", (total - t) * 1000 / n }' "$1" "$2" \
     | sort -t$'\t' -k1,1 -rn | head -15 | awk -F'\t' '{ printf "    %7.1f us/event  %s\n", $1, $2 }'
 }
+thread_alloc() { # per live thread of JVM $1: "nid<TAB>name<TAB>bytes allocated so far" (jcmd Thread.print -e; name's digits as N)
+  jcmd "$1" Thread.print -e 2>/dev/null | awk 'index($0, "\"") == 1 && match($0, / allocated=[0-9]+[BKMG]? /) {
+    a = substr($0, RSTART + 11, RLENGTH - 12); u = substr(a, length(a)); v = a + 0
+    if (u == "K") v *= 1024; else if (u == "M") v *= 1048576; else if (u == "G") v *= 1073741824
+    name = substr($0, 2, index(substr($0, 2), "\"") - 1); gsub(/[0-9]+/, "N", name)
+    if (match($0, / nid=0x[0-9a-f]+/)) printf "%s\t%s\t%.0f\n", substr($0, RSTART + 5, RLENGTH - 5), name, v }'
+}
+alloc_groups() { # before after events total-bytes -> bytes allocated per event by thread group between the snapshots, largest first
+  awk -F'\t' -v n="$3" -v total="$4" 'NR == FNR { b[$1] = $3; next } { d = $3 - ($1 in b ? b[$1] : 0); g[$2] += d; t += d }
+    END { for (k in g) if (g[k] > 0) printf "%.0f\t%s\n", g[k] / n, k
+          if (total > t) printf "%.0f\t(threads that ended, and rounding)\n", (total - t) / n }' "$1" "$2" \
+    | sort -t$'\t' -k1,1 -rn | head -12 | awk -F'\t' '{ printf "    %8d bytes/event  %s\n", $1, $2 }'
+}
 raw_metric() { # a metric's first sample as printed (full precision), or 0
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m && !f { print $2; f = 1 } END { if (!f) print 0 }'
 }
@@ -133,6 +148,8 @@ for mode in $modes; do
   echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
   u0=$(cpu_ms "$pid")
   thread_cpu "$pid" >"$work/threads0-$mode"
+  thread_alloc "$pid" >"$work/alloc0-$mode"
+  b0=$(raw_metric "$ingest" adreport_jvm_allocated_bytes_total); g0=$(raw_metric "$ingest" adreport_jvm_gc_seconds_total)
   t0=$(date +%s%N)
   adreport replay "$work/load-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
     | tee "$work/load-$mode.out"
@@ -152,6 +169,11 @@ for mode in $modes; do
     if [ "$cur" != "$prev" ]; then prev=$cur; last=$now; fi
     if [ "$cells" = 0 ] && [ $((now - last)) -gt 1500000000 ]; then break; fi
   done
+  b1=$(raw_metric "$ingest" adreport_jvm_allocated_bytes_total); g1=$(raw_metric "$ingest" adreport_jvm_gc_seconds_total)
+  thread_alloc "$pid" >"$work/alloc1-$mode"
+  bytes=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.0f", b - a }')
+  { echo "  $mode: bytes allocated per event, replay and its last flushes ($((bytes / n)) in all, adreport_jvm_allocated_bytes_total; GC $(awk -v a="$g0" -v b="$g1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1e6 / n }') us/event); by thread group (jcmd Thread.print -e):"
+    alloc_groups "$work/alloc0-$mode" "$work/alloc1-$mode" "$n" "$bytes" || true; } >>"$work/groups-$mode"
   caught_ms=$(awk -v r=$(( (t1 - t0) / 1000000 )) -v a="$s0" -v b="$prev" 'BEGIN { printf "%d", r + (b - a) * 1000 }')
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)
@@ -161,7 +183,7 @@ for mode in $modes; do
   rates[$mode]=${rate//,/}
   sustained[$mode]=$(( n * 1000 / (caught_ms > 0 ? caught_ms : 1) ))
   results+=("$(awk -v m="$mode" -v r="$rate" -v a="$acc" -v c=$((c1 - c0)) -v o=$((r1 - r0)) -v l="$lat" -v u=$((u1 - u0)) -v n="$n" -v su="${sustained[$mode]}" 'BEGIN {
-    printf "%-10s %10s events/s (%s sustained)  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  stack CPU %.0f us/event  %s\n", m, r, su, a, c / a, o / a, u * 1000 / n, l }')")
+    printf "%-10s %10s events/s (%s sustained)  accepted %d  %.2f increment cells/event  %.2f Increment ops/event  stack CPU %.0f us/event  %s\n", m, r, su, a, c / a, o / a, u * 1000 / n, l }') allocated $((bytes / n)) bytes/event")
   if [[ " $fresh_modes " == *" $mode "* ]]; then
     base=${rate//,/}; [ "$load_base" = sustained ] && base=${sustained[$mode]}
     pace=$(awk -v r="$base" -v l="$load" 'BEGIN { printf "%d", r * l }')

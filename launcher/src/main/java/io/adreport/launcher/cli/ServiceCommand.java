@@ -5,6 +5,7 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.aggregator.dayclose.InstanceCheck;
 import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.launcher.local.Services;
+import io.adreport.schema.metrics.JvmMetrics;
 import io.adreport.schema.metrics.Metrics;
 import io.javalin.Javalin;
 import java.io.PrintStream;
@@ -26,6 +27,7 @@ final class ServiceCommand {
     static int run(String which, Context ctx, PrintStream out) throws Exception {
         Clock clock = Clock.systemUTC();
         Metrics metrics = new Metrics();
+        JvmMetrics.register(metrics);
         Connection connection = ctx.connect();
         CountDownLatch stopped = new CountDownLatch(1);
         AutoCloseable service;

@@ -22,6 +22,7 @@ import io.adreport.report.api.ReportApi;
 import io.adreport.http.auth.Role;
 import io.adreport.schema.config.ConfigDef;
 import io.adreport.schema.config.ConfigDef.Type;
+import io.adreport.schema.metrics.JvmMetrics;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.SchemaApplier;
 import io.javalin.Javalin;
@@ -148,6 +149,7 @@ public final class LocalStack {
         out.printf("adreport: HBase up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
 
         Metrics metrics = new Metrics();
+        JvmMetrics.register(metrics);
         Aggregator aggregator = Services.aggregator(ctx, connection, metrics, clock);
         started.push(aggregator);
         ReportApi.Deps deps = Services.reportDeps(ctx, connection, metrics, clock);

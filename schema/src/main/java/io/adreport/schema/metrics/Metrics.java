@@ -97,6 +97,11 @@ public final class Metrics {
         family(name, help, "gauge").series().put(labelText(labels), value);
     }
 
+    /** A counter whose value is read from elsewhere (e.g. a JVM counter) at each scrape. */
+    public void counterFrom(String name, String help, DoubleSupplier value, String... labels) {
+        family(name, help, "counter").series().put(labelText(labels), value);
+    }
+
     /** The Prometheus text format of every series. */
     public String scrape() {
         StringBuilder sb = new StringBuilder();

@@ -6,6 +6,7 @@ import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.coalesce.GroupSums;
+import io.adreport.aggregator.coalesce.Reservations;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
@@ -115,7 +116,7 @@ public final class CoalescedCounters implements CounterWriter {
         for (Event e : events) {
             wanted += cells.fanout().maxCellsPerEvent(e.type());
         }
-        CoalescingBuffer.Room room = buffer.reserve(wanted, timeoutNanos, thread::wakeUp);
+        Reservations.Room room = buffer.reserve(wanted, timeoutNanos, thread::wakeUp);
         return room == null ? null : room::close;
     }
 

@@ -14,6 +14,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+. "$here/lib.sh"
 events=300000 requests=60 keep="" report=18300
 extra=()
 while [ $# -gt 0 ]; do
@@ -40,9 +41,7 @@ adreport() { ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS= "$root/bin/adreport" "$@"
 "$root/bin/adreport" help >/dev/null
 [ -f "$here/target/classpath.txt" ] || (cd "$root" && mvn -B -q package -DskipTests -pl benchmarks -am)
 ingest=$((report + 1)) data="$work/data"
-if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
-  echo "run-backfill-report: something already answers on port $ingest; stop it first" >&2; exit 1
-fi
+port_free run-backfill-report "$ingest"
 java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateBackfill \
   "$work/backfill.ndjson" "$events" 7 20000
 
@@ -50,11 +49,7 @@ echo "== starting bin/adreport local (data $data)" >&2
 ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${STACK_JAVA_OPTS:-}" "$root/bin/adreport" local --data-dir "$data" --port "$report" --ingest-port "$ingest" \
   --set ingest.accept.window.days=8 "${extra[@]}" >"$work/stack.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-  curl -fsS "http://localhost:$report/healthz" >/dev/null 2>&1 && curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/stack.log" >&2; exit 1; }
-  sleep 1
-done
+await_stack "$pid" "$work/stack.log" "$report" "$ingest"
 key="$(cat "$data/analyst.key")"
 today="$(date -u +%F)"; from="$(date -u -d "$today - 7 days" +%F)"
 url="http://localhost:$report/v1/reports/campaign?from=$from&to=$today&granularity=all&groupBy=advertiser,campaign&orderBy=-impressions&limit=100"

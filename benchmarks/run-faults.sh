@@ -21,6 +21,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+. "$here/lib.sh"
 scenarios="1 2 3" kills=20 rate=300 base_port=21400 outage=60 soak_minutes=30 soak_rate=1850
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -80,9 +81,7 @@ trap '[ -n "$replay_pid" ] && kill "$replay_pid" 2>/dev/null; for p in $side_pid
 adreport() { ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" "$@"; }
 "$root/bin/adreport" help >/dev/null # builds when needed
 [ -f "$here/target/classpath.txt" ] || (cd "$root" && mvn -B -o -q dependency:build-classpath -pl benchmarks -Dmdep.outputFile=target/classpath.txt >/dev/null)
-if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
-  echo "run-faults: something already answers on port $ingest; stop it first" >&2; exit 1
-fi
+port_free run-faults "$ingest"
 
 start_stack() { # starts the stack in the background (pid), waits for ingest to answer; sets started_secs
   local t0; t0=$(date +%s.%N)

@@ -20,6 +20,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+. "$here/lib.sh"
 events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse=""
 extra=()
 while [ $# -gt 0 ]; do
@@ -49,9 +50,7 @@ trap cleanup EXIT
 [ -z "$compare" ] || "$compare/bin/adreport" help >/dev/null
 [ -f "$here/target/classpath.txt" ] || (cd "$root" && mvn -B -q package -DskipTests -pl benchmarks -am)
 ingest=$((report + 1)) data="$work/data"
-if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
-  echo "run-nightly: something already answers on port $ingest; stop it first" >&2; exit 1
-fi
+port_free run-nightly "$ingest"
 today="$(date -u +%F)"
 large_day="$(date -u -d "$today - 1 day" +%F)" small_day="$(date -u -d "$today - 2 days" +%F)"
 empty_day="$(date -u -d "$today - 4 days" +%F)"
@@ -65,11 +64,7 @@ echo "== starting bin/adreport local (data $data)" >&2
 ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${STACK_JAVA_OPTS:-}" "$root/bin/adreport" local --data-dir "$data" --port "$report" \
   --ingest-port "$ingest" --set ingest.accept.window.days=8 --set reconcile.enabled=false "${extra[@]}" >"$work/stack.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-  curl -fsS "http://localhost:$report/healthz" >/dev/null 2>&1 && curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/stack.log" >&2; exit 1; }
-  sleep 1
-done
+await_stack "$pid" "$work/stack.log" "$report" "$ingest"
 days=("$empty_day" "$large_day") loads=(large)
 [ "$small" -eq 0 ] || { days=("$empty_day" "$small_day" "$large_day"); loads=(small large); }
 for f in "${loads[@]}"; do

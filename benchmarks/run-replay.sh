@@ -32,6 +32,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+. "$here/lib.sh"
 events=300000 naive_events=3000 warmup=100000 concurrency=4 batch=1000 modes="put-only coalesced naive"
 base_port=19000 fresh_modes="coalesced" load=0.8 load_base=sustained probes=60 probe_interval=250
 extra=()
@@ -123,19 +124,13 @@ declare -A rates sustained
 for mode in $modes; do
   n=$events; [ "$mode" = naive ] && n=$naive_events
   data="$work/$mode"; ingest=$((port + 1)); report=$port; port=$((port + 10))
-  if curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1; then
-    echo "run-replay: something already answers on port $ingest; stop it first" >&2; exit 1
-  fi
+  port_free run-replay "$ingest"
   echo "== $mode: starting bin/adreport local (data $data, ingest port $ingest)" >&2
   # bin/adreport itself (not the adreport function) so that $! is the JVM (bin/adreport execs java)
   ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" local --data-dir "$data" --port "$report" --ingest-port "$ingest" --set aggregator.mode="$mode" "${extra[@]}" \
     >"$work/$mode.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 300); do
-    curl -fsS "http://localhost:$ingest/healthz" >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || { cat "$work/$mode.log" >&2; exit 1; }
-    sleep 1
-  done
+  await_stack "$pid" "$work/$mode.log" "$ingest"
   w=$warmup; [ "$mode" = naive ] && w=$((warmup / 20))
   gen "$work/warm-$mode.ndjson" "$w" "warm-$mode-" 600 1
   gen "$work/load-$mode.ndjson" "$n" "load-$mode-" 600 2

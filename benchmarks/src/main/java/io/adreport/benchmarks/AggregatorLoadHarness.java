@@ -14,6 +14,7 @@ import io.adreport.schema.event.EventParser;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.testkit.MiniHBase;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -75,12 +76,8 @@ public final class AggregatorLoadHarness {
         int spread = Integer.parseInt(o.getOrDefault("spread-seconds", "600"));
         double skew = Double.parseDouble(o.getOrDefault("skew", "1.1"));
 
-        org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
-        HBaseTestingUtility util = new HBaseTestingUtility();
+        HBaseTestingUtility util = MiniHBase.utility();
         Configuration conf = util.getConfiguration();
-        conf.setInt("hbase.master.info.port", -1);
-        conf.setInt("hbase.regionserver.info.port", -1);
-        conf.setInt("hbase.regionserver.handler.count", 30);
         util.startMiniZKCluster();
         util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
         List<Result> results = new ArrayList<>();

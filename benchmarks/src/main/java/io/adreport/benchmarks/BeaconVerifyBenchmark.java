@@ -20,19 +20,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of verifying a beacon's signature at the pixel: one operation = one impression beacon
@@ -44,14 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run: {@code mvn -B -o -q package -pl benchmarks -am -DskipTests && benchmarks/run-jmh.sh BeaconVerifyBenchmark}
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
 @Threads(1)
-public class BeaconVerifyBenchmark {
+public class BeaconVerifyBenchmark extends ThroughputBenchmark {
     private final List<Map<String, List<String>>> beacons = new ArrayList<>();
     private BeaconSigner signer;
     private EventParser parser;

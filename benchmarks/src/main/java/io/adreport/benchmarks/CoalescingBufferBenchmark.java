@@ -3,21 +3,14 @@ package io.adreport.benchmarks;
 import io.adreport.aggregator.coalesce.CoalescingBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The coalescing buffer under contention: several ingest writer threads add the counter cells of
@@ -28,14 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code mvn -B -o -q install -pl benchmarks -DskipTests && benchmarks/run-jmh.sh CoalescingBufferBenchmark}
  * (add {@code -t 1} for one thread, {@code -p skew=1.1} for the skewed keys only).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
 @Threads(4)
-public class CoalescingBufferBenchmark {
+public class CoalescingBufferBenchmark extends ThroughputBenchmark {
     static final int TABLES = 8;
 
     /** Distinct rows per table. */

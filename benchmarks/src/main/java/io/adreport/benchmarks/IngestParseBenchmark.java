@@ -16,19 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Reading one ingest request body of 1,000 NDJSON events ({@link LoadEvents} traffic: impressions
@@ -41,14 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run: {@code mvn -B -o -q package -pl benchmarks -am -DskipTests && benchmarks/run-jmh.sh IngestParseBenchmark}
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
 @Threads(1)
-public class IngestParseBenchmark {
+public class IngestParseBenchmark extends ThroughputBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     byte[] body;

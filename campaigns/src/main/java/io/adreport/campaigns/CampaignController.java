@@ -36,11 +36,7 @@ final class CampaignController {
 
     /** {@code GET /v1/campaigns/{advertiser}/{campaign}/budget}: spend against the budget, pacing, burn curve. */
     void budget(Context ctx) throws IOException {
-        String advertiser = ctx.pathParam("advertiser");
-        String campaign = ctx.pathParam("campaign");
-        requireOwner(BearerAuth.role(ctx), advertiser);
-        Campaign c = store.get(advertiser, campaign)
-                .orElseThrow(() -> new NotFoundResponse("no campaign " + advertiser + "/" + campaign));
+        Campaign c = ownedCampaign(ctx);
         if (budgets == null) {
             throw new NotFoundResponse("this cube keeps no campaign spend (it needs a costMicros field and a spendMicros metric)");
         }
@@ -61,12 +57,16 @@ final class CampaignController {
     }
 
     void get(Context ctx) throws IOException {
+        ctx.contentType("application/json").result(CampaignJson.write(ownedCampaign(ctx)));
+    }
+
+    /** The campaign of the path, once the caller's key may manage it; 404 when there is none. */
+    private Campaign ownedCampaign(Context ctx) throws IOException {
         String advertiser = ctx.pathParam("advertiser");
         String campaign = ctx.pathParam("campaign");
         requireOwner(BearerAuth.role(ctx), advertiser);
-        Campaign c = store.get(advertiser, campaign)
+        return store.get(advertiser, campaign)
                 .orElseThrow(() -> new NotFoundResponse("no campaign " + advertiser + "/" + campaign));
-        ctx.contentType("application/json").result(CampaignJson.write(c));
     }
 
     void list(Context ctx) throws IOException {

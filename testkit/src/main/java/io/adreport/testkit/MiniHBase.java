@@ -34,13 +34,9 @@ public final class MiniHBase {
 
     static MiniHBase start() {
         try {
-            org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
-            HBaseTestingUtility util = new HBaseTestingUtility();
+            HBaseTestingUtility util = utility();
             Configuration conf = util.getConfiguration();
-            conf.setInt("hbase.master.info.port", -1);
-            conf.setInt("hbase.regionserver.info.port", -1);
             conf.setInt("hbase.client.retries.number", 5);
-            conf.setInt("hbase.regionserver.handler.count", 30);
             util.startMiniZKCluster();
             int regionServers = Integer.getInteger("adreport.minihbase.regionservers", 1);
             util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(regionServers).build());
@@ -48,6 +44,21 @@ public final class MiniHBase {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HBase mini cluster", e);
         }
+    }
+
+    /**
+     * A testing utility set up as every mini cluster of this project is, not started yet: no web
+     * UIs (no ports to collide), 30 handlers per region server, Hadoop metrics in mini-cluster
+     * mode. Also the load harness's (module benchmarks), which starts its own cluster.
+     */
+    public static HBaseTestingUtility utility() {
+        org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
+        HBaseTestingUtility util = new HBaseTestingUtility();
+        Configuration conf = util.getConfiguration();
+        conf.setInt("hbase.master.info.port", -1);
+        conf.setInt("hbase.regionserver.info.port", -1);
+        conf.setInt("hbase.regionserver.handler.count", 30);
+        return util;
     }
 
     void stop() {

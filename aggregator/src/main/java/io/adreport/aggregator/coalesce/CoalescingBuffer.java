@@ -7,11 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,8 +28,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Bounds: {@code maxCells} distinct cells, a hard bound. The buffer itself never refuses an
  * add (an event whose raw row is stored must be counted); instead ingest {@link #reserve reserves}
- * room for a request before it stores anything: the upper bound of the cells its events can add
- * (every granularity of every rollup times the metrics of each event's type). A reservation is
+ * room ({@link Reservations}) for a request before it stores anything: the upper bound of the
+ * cells its events can add (every granularity of every rollup times the metrics of each event's type). A reservation is
  * granted only while the cells waiting, plus every reservation not yet released, plus the new
  * one fit within {@code maxCells}; it is released once the request's events are counted (their
  * cells are then in {@link #cells()}). So the waiting cells never exceed {@code maxCells}: every
@@ -62,13 +59,8 @@ public final class CoalescingBuffer {
     private final int maxCells;
     private final long maxAgeMillis;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
-    private final ReentrantLock spaceLock = new ReentrantLock();
-    private final Condition spaceFreed = spaceLock.newCondition();
     private final LongAdder cells = new LongAdder();
-    /** Cells reserved by admitted requests not yet counted; changed under {@code spaceLock}, read anywhere. */
-    private final AtomicLong reserved = new AtomicLong();
-    /** Reservations waiting for room; guarded by {@code spaceLock}. */
-    private int waiting;
+    private final Reservations reservations;
     private final LongAdder bytes = new LongAdder();
     /** The filling generation, per table index: a live read visits one rollup's rows only. */
     private volatile ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> rows = new ConcurrentHashMap<>();
@@ -104,6 +96,7 @@ public final class CoalescingBuffer {
         }
         this.columns = columns;
         this.maxCells = maxCells;
+        this.reservations = new Reservations(maxCells, cells::sum, this::tooOld);
     }
 
     /** Distinct (table, row, column) cells waiting. */
@@ -140,95 +133,17 @@ public final class CoalescingBuffer {
 
     /** Cells reserved by requests admitted but not yet counted. */
     public long reserved() {
-        return reserved.get();
+        return reservations.reserved();
     }
 
-    /**
-     * True while a reservation waits for room and the buffer holds something a drain would free:
-     * the flusher drains early instead of waiting for its interval.
-     */
+    /** True while a reservation waits for room and a drain would free some ({@link Reservations#roomWanted}). */
     public boolean roomWanted() {
-        spaceLock.lock();
-        try {
-            return waiting > 0 && cells.sum() > 0;
-        } finally {
-            spaceLock.unlock();
-        }
+        return reservations.roomWanted();
     }
 
-    /**
-     * Reserves room for {@code wanted} cells, waiting at most {@code timeoutNanos} for a drain or
-     * a release to make it (see the class comment for the rule).
-     *
-     * @param onWait called once if the caller has to wait (to wake the flusher)
-     * @return the reservation, to be closed once the request's events are counted; null when no
-     *         room was granted in time (the caller answers 429)
-     */
-    public Room reserve(long wanted, long timeoutNanos, Runnable onWait) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        spaceLock.lock();
-        try {
-            if (fits(wanted)) {
-                return grant(wanted);
-            }
-            waiting++;
-            try {
-                onWait.run();
-                while (!fits(wanted)) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return null;
-                    }
-                    spaceFreed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
-                }
-                return grant(wanted);
-            } finally {
-                waiting--;
-            }
-        } finally {
-            spaceLock.unlock();
-        }
-    }
-
-    private boolean fits(long wanted) {
-        if (tooOld()) {
-            return false;
-        }
-        long held = cells.sum() + reserved.get();
-        return held + wanted <= maxCells || held == 0;
-    }
-
-    private Room grant(long wanted) {
-        reserved.addAndGet(wanted);
-        return new Room(wanted);
-    }
-
-    /** Room reserved for one request's counter deltas; closing it (once) releases the room. */
-    public final class Room implements AutoCloseable {
-        private final long size;
-        private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
-
-        private Room(long size) {
-            this.size = size;
-        }
-
-        /** Cells reserved. */
-        public long size() {
-            return size;
-        }
-
-        @Override
-        public void close() {
-            if (open.compareAndSet(true, false)) {
-                spaceLock.lock();
-                try {
-                    reserved.addAndGet(-size);
-                    spaceFreed.signalAll();
-                } finally {
-                    spaceLock.unlock();
-                }
-            }
-        }
+    /** Reserves room for {@code wanted} cells (see the class comment and {@link Reservations#reserve}). */
+    public Reservations.Room reserve(long wanted, long timeoutNanos, Runnable onWait) throws InterruptedException {
+        return reservations.reserve(wanted, timeoutNanos, onWait);
     }
 
     /**
@@ -386,18 +301,9 @@ public final class CoalescingBuffer {
         } finally {
             swapLock.writeLock().unlock();
         }
-        signalSpace();
+        reservations.signalSpace();
         List<RowCells> all = new ArrayList<>();
         taken.values().forEach(m -> all.addAll(m.values()));
         return new Generation(all, first == NO_ADD ? null : Instant.ofEpochMilli(first));
-    }
-
-    private void signalSpace() {
-        spaceLock.lock();
-        try {
-            spaceFreed.signalAll();
-        } finally {
-            spaceLock.unlock();
-        }
     }
 }

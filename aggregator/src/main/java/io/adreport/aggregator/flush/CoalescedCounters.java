@@ -6,12 +6,11 @@ import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.aggregator.coalesce.Freshness;
 import io.adreport.aggregator.coalesce.GroupSums;
+import io.adreport.aggregator.coalesce.Reservations;
 import io.adreport.aggregator.dayclose.DayCloseWatcher;
 import io.adreport.schema.event.Event;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,12 +49,8 @@ public final class CoalescedCounters implements CounterWriter {
     private final DayCloseWatcher days;
     private final AggregatorMetrics metrics;
     private final Freshness freshness;
-    private final long intervalNanos;
     private final ReentrantLock flushLock = new ReentrantLock();
-    private final ReentrantLock wakeLock = new ReentrantLock();
-    private final Condition wake = wakeLock.newCondition();
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final FlushThread thread;
 
     public CoalescedCounters(CounterCells cells, CoalescingBuffer buffer, Flusher flusher, DayCloseWatcher days,
                              AggregatorMetrics metrics, Duration interval) {
@@ -65,13 +60,11 @@ public final class CoalescedCounters implements CounterWriter {
         this.days = days;
         this.metrics = metrics;
         this.freshness = Freshness.register(metrics.registry(), buffer.clock());
-        this.intervalNanos = interval.toNanos();
         metrics.registry().gauge("adreport_buffer_cells", "Distinct counter cells waiting in memory", buffer::cells);
         metrics.registry().gauge("adreport_buffer_reserved_cells", "Counter cells reserved by admitted requests not yet counted", buffer::reserved);
         metrics.registry().gauge("adreport_buffer_bytes", "Approximate heap bytes of waiting counter cells", buffer::bytes);
-        this.thread = new Thread(this::run, "adreport-flusher");
-        this.thread.setDaemon(true);
-        this.thread.start();
+        this.thread = new FlushThread("adreport-flusher", interval, () -> buffer.full() || buffer.roomWanted(),
+                this::flushOnce, e -> LOG.error("flush failed unexpectedly", e));
     }
 
     public CoalescingBuffer buffer() {
@@ -113,7 +106,7 @@ public final class CoalescedCounters implements CounterWriter {
             metrics.cellsDroppedClosedDay.add(skipped);
         }
         if (buffer.full()) {
-            wakeUp();
+            thread.wakeUp();
         }
     }
 
@@ -123,7 +116,7 @@ public final class CoalescedCounters implements CounterWriter {
         for (Event e : events) {
             wanted += cells.fanout().maxCellsPerEvent(e.type());
         }
-        CoalescingBuffer.Room room = buffer.reserve(wanted, timeoutNanos, this::wakeUp);
+        Reservations.Room room = buffer.reserve(wanted, timeoutNanos, thread::wakeUp);
         return room == null ? null : room::close;
     }
 
@@ -160,43 +153,6 @@ public final class CoalescedCounters implements CounterWriter {
         return flusher.live(table, request, buffer);
     }
 
-    private void wakeUp() {
-        wakeLock.lock();
-        try {
-            wake.signalAll();
-        } finally {
-            wakeLock.unlock();
-        }
-    }
-
-    private void run() {
-        long next = System.nanoTime() + intervalNanos;
-        while (running) {
-            wakeLock.lock();
-            try {
-                long wait = next - System.nanoTime();
-                while (running && wait > 0 && !buffer.full() && !buffer.roomWanted()) {
-                    wait = wake.awaitNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
-                    wait = next - System.nanoTime();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                wakeLock.unlock();
-            }
-            if (!running) {
-                return;
-            }
-            next = System.nanoTime() + intervalNanos;
-            try {
-                flushOnce();
-            } catch (RuntimeException e) {
-                LOG.error("flush failed unexpectedly", e);
-            }
-        }
-    }
-
     @Override
     public void abandon() {
         stopThread();
@@ -218,12 +174,6 @@ public final class CoalescedCounters implements CounterWriter {
 
     /** Stops the flush thread: it finishes the flush it is in, then exits (waits up to a minute). */
     private void stopThread() {
-        running = false;
-        wakeUp();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.stop(Duration.ofMinutes(1), false);
     }
 }

@@ -1,6 +1,7 @@
 package io.adreport.aggregator.spend;
 
 import io.adreport.aggregator.TableSource;
+import io.adreport.aggregator.flush.FlushThread;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.metrics.Metrics;
@@ -16,9 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.hadoop.hbase.client.Durability;
@@ -64,21 +63,17 @@ public final class SpendFlusher implements AutoCloseable {
     private final TableLayout layout;
     private final String shard;
     private final Clock clock;
-    private final long intervalNanos;
     private final int windowSlots;
     private final int maxKeys;
     private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
     private final ReentrantLock flushLock = new ReentrantLock();
-    private final ReentrantLock wakeLock = new ReentrantLock();
-    private final Condition wake = wakeLock.newCondition();
     private final Map<String, long[]> window = new HashMap<>();
     private final Metrics.Counter flushes;
     private final Metrics.Counter failures;
     private final Metrics.Counter flushedMicros;
     private final Metrics.Histogram flushSeconds;
-    private final Thread thread;
+    private final FlushThread thread;
     private volatile ConcurrentHashMap<Key, LongAdder> pending = new ConcurrentHashMap<>();
-    private volatile boolean running = true;
     private int slot;
 
     public SpendFlusher(TableSource tables, TableLayout layout, String shard, Duration interval, Clock clock, Metrics metrics) {
@@ -86,7 +81,6 @@ public final class SpendFlusher implements AutoCloseable {
         this.layout = layout;
         this.shard = shard;
         this.clock = clock;
-        this.intervalNanos = interval.toNanos();
         this.windowSlots = (int) Math.max(1, WINDOW.toMillis() / Math.max(1, interval.toMillis()));
         this.maxKeys = 100_000;
         this.flushes = metrics.counter("adreport_spend_flushes_total", "Flushes of live campaign spend");
@@ -94,9 +88,8 @@ public final class SpendFlusher implements AutoCloseable {
         this.flushedMicros = metrics.counter("adreport_spend_flushed_micros_total", "Spend (micros) written to the spend rows");
         this.flushSeconds = metrics.histogram("adreport_spend_flush_seconds", "Duration of one spend flush", Metrics.LATENCY_BUCKETS);
         metrics.gauge("adreport_spend_pending_keys", "Campaign quarter-hours of spend waiting in memory", () -> pending.size());
-        this.thread = new Thread(this::run, "adreport-spend-flusher");
-        this.thread.setDaemon(true);
-        this.thread.start();
+        this.thread = new FlushThread("adreport-spend-flusher", interval, () -> pending.size() >= maxKeys, this::flushNow,
+                ex -> LOG.warn("spend flush failed: {}", ex.toString()));
     }
 
     /** Adds a newly stored event's spend (impressions with a cost only). */
@@ -124,7 +117,7 @@ public final class SpendFlusher implements AutoCloseable {
             swap.readLock().unlock();
         }
         if (size >= maxKeys) {
-            wakeUp();
+            thread.wakeUp();
         }
     }
 
@@ -135,39 +128,6 @@ public final class SpendFlusher implements AutoCloseable {
             flush();
         } finally {
             flushLock.unlock();
-        }
-    }
-
-    private void run() {
-        while (running) {
-            wakeLock.lock();
-            try {
-                if (pending.size() < maxKeys) {
-                    wake.awaitNanos(intervalNanos);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } finally {
-                wakeLock.unlock();
-            }
-            if (!running) {
-                return;
-            }
-            try {
-                flushNow();
-            } catch (RuntimeException ex) {
-                LOG.warn("spend flush failed: {}", ex.toString());
-            }
-        }
-    }
-
-    private void wakeUp() {
-        wakeLock.lock();
-        try {
-            wake.signal();
-        } finally {
-            wakeLock.unlock();
         }
     }
 
@@ -266,20 +226,13 @@ public final class SpendFlusher implements AutoCloseable {
 
     /** Stops as a crash would: what is pending is lost (the nightly job's counters restore it). */
     public void abandon() {
-        running = false;
-        thread.interrupt();
+        thread.stop(Duration.ZERO, true);
     }
 
     /** Flushes what is pending and stops. */
     @Override
     public void close() {
-        running = false;
-        thread.interrupt();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.stop(Duration.ofSeconds(10), true);
         flushNow();
     }
 }

@@ -165,7 +165,7 @@ class CoalescingBufferTest {
     @Test
     void reservations_add_up_to_the_bound_and_a_release_lets_the_next_one_in() throws Exception {
         CoalescingBuffer b = new CoalescingBuffer(1, 100);
-        CoalescingBuffer.Room first = b.reserve(60, 0, () -> { });
+        Reservations.Room first = b.reserve(60, 0, () -> { });
         assertNotNull(first);
         assertNotNull(b.reserve(40, 0, () -> { }), "60 + 40 fit exactly");
         assertNull(b.reserve(1, 0, () -> { }), "nothing fits past 100");
@@ -182,7 +182,7 @@ class CoalescingBufferTest {
         b.add(0, bytes("r"), 0, 0, 1);
         assertNull(b.reserve(500, 0, () -> { }), "not while anything waits in the buffer");
         b.drain();
-        CoalescingBuffer.Room big = b.reserve(500, 0, () -> { });
+        Reservations.Room big = b.reserve(500, 0, () -> { });
         assertNotNull(big, "alone into an empty buffer");
         assertNull(b.reserve(1, 0, () -> { }), "and nothing beside it");
         big.close();
@@ -217,7 +217,7 @@ class CoalescingBufferTest {
                 java.util.Random rnd = new java.util.Random(id);
                 for (int r = 0; r < requests; r++) {
                     int cellsWanted = 1 + rnd.nextInt(120);
-                    try (CoalescingBuffer.Room room = b.reserve(cellsWanted, TimeUnit.SECONDS.toNanos(60), () -> { })) {
+                    try (Reservations.Room room = b.reserve(cellsWanted, TimeUnit.SECONDS.toNanos(60), () -> { })) {
                         assertNotNull(room, "writer " + id + ", request " + r + ": no room for " + cellsWanted
                                 + " cells within 60 s although a drainer runs");
                         for (int c = 0; c < cellsWanted; c++) {

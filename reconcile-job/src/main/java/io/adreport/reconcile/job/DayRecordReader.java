@@ -3,13 +3,10 @@ package io.adreport.reconcile.job;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.util.List;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.io.IntWritable;
 import org.apache.hadoop.mapreduce.InputSplit;
 import org.apache.hadoop.mapreduce.RecordReader;
@@ -25,8 +22,7 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
 
     private List<DaySplit.Range> ranges;
     private Connection connection;
-    private Table table;
-    private ResultScanner scanner;
+    private final RangeScans scans = new RangeScans();
     private int index = -1;
     private final IntWritable key = new IntWritable();
     private Result value;
@@ -40,14 +36,11 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
     @Override
     public boolean nextKeyValue() throws IOException {
         while (true) {
-            if (scanner != null) {
-                Result r = scanner.next();
-                if (r != null) {
-                    key.set(ranges.get(index).source());
-                    value = r;
-                    return true;
-                }
-                closeScanner();
+            Result r = scans.next();
+            if (r != null) {
+                key.set(ranges.get(index).source());
+                value = r;
+                return true;
             }
             if (++index >= ranges.size()) {
                 return false;
@@ -56,8 +49,7 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
             Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop())
                     .addFamily(range.source() == DaySplit.RAW ? TableLayout.RAW_FAMILY : TableLayout.COUNTER_FAMILY)
                     .setCaching(CACHING).setCacheBlocks(false);
-            table = connection.getTable(TableName.valueOf(range.table()));
-            scanner = table.getScanner(scan);
+            scans.open(connection, range.table(), scan);
         }
     }
 
@@ -78,20 +70,9 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
 
     @Override
     public void close() throws IOException {
-        closeScanner();
+        scans.close();
         if (connection != null) {
             connection.close();
-        }
-    }
-
-    private void closeScanner() throws IOException {
-        if (scanner != null) {
-            scanner.close();
-            scanner = null;
-        }
-        if (table != null) {
-            table.close();
-            table = null;
         }
     }
 }

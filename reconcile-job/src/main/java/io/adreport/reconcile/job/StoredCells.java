@@ -17,9 +17,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.mapreduce.Counter;
@@ -48,8 +46,7 @@ final class StoredCells implements Closeable {
     private final Counter damaged;
     private final RowCells value = new RowCells();
     private int rangeIndex = -1;
-    private Table table;
-    private ResultScanner scanner;
+    private final RangeScans scans = new RangeScans();
     private byte[] key;
 
     /** One scan: the day ranges of one bucket's granularities, in key order, in one table. */
@@ -104,7 +101,7 @@ final class StoredCells implements Closeable {
     /** Loads the next row that holds metric cells into {@link #key} and {@link #value}; false at the end. */
     private boolean nextRow() throws IOException {
         while (true) {
-            Result r = scanner == null ? null : scanner.next();
+            Result r = scans.next();
             if (r != null) {
                 rowsRead.increment(1);
                 int rollup = ranges.get(rangeIndex).rollup();
@@ -127,13 +124,11 @@ final class StoredCells implements Closeable {
                 key = RowKeys.encode(rollup, r.getRow());
                 return true;
             }
-            closeScanner();
             if (++rangeIndex >= ranges.size()) {
                 return false;
             }
             Range range = ranges.get(rangeIndex);
-            table = connection.getTable(org.apache.hadoop.hbase.TableName.valueOf(range.table()));
-            scanner = table.getScanner(scan(range.keys()));
+            scans.open(connection, range.table(), scan(range.keys()));
         }
     }
 
@@ -151,19 +146,8 @@ final class StoredCells implements Closeable {
         return scan;
     }
 
-    private void closeScanner() throws IOException {
-        if (scanner != null) {
-            scanner.close();
-            scanner = null;
-        }
-        if (table != null) {
-            table.close();
-            table = null;
-        }
-    }
-
     @Override
     public void close() throws IOException {
-        closeScanner();
+        scans.close();
     }
 }

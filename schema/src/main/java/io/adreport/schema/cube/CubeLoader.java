@@ -163,19 +163,10 @@ public final class CubeLoader {
     }
 
     private List<Dimension> dimensions(JsonNode node) {
-        List<Dimension> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
         if (!node.isArray()) {
             throw fail("dimensions", "is required and must be a list");
         }
-        for (int i = 0; i < node.size(); i++) {
-            String at = "dimensions[" + i + "]";
-            JsonNode d = node.get(i);
-            allowOnly(d, at, "name", "maxLength", "normalize", "pattern");
-            String name = name(d, "name", at + ".name");
-            if (!seen.add(name)) {
-                throw fail(at + ".name", "'" + name + "' is declared twice");
-            }
+        return named(node, "dimensions", List.of("name", "maxLength", "normalize", "pattern"), (at, d, name) -> {
             int maxLength = intIn(d, "maxLength", at + ".", 128, 1, 1024);
             Dimension.Normalize norm;
             String n = optText(d, "normalize", at + ".normalize");
@@ -193,9 +184,8 @@ public final class CubeLoader {
                     throw fail(at + ".pattern", "is not a valid regular expression: " + e.getDescription());
                 }
             }
-            out.add(new Dimension(name, maxLength, norm, pattern));
-        }
-        return out;
+            return new Dimension(name, maxLength, norm, pattern);
+        });
     }
 
     private List<NumericField> numericFields(JsonNode node, Set<String> dimNames) {
@@ -218,16 +208,7 @@ public final class CubeLoader {
         if (!node.isArray() || node.isEmpty()) {
             throw fail("metrics", "must list at least one metric");
         }
-        List<Metric> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "metrics[" + i + "]";
-            JsonNode m = node.get(i);
-            allowOnly(m, at, "name", "count", "sum", "eventType", "unattributed");
-            String name = name(m, "name", at + ".name");
-            if (!seen.add(name)) {
-                throw fail(at + ".name", "'" + name + "' is declared twice");
-            }
+        return named(node, "metrics", List.of("name", "count", "sum", "eventType", "unattributed"), (at, m, name) -> {
             boolean count = m.path("count").asBoolean(false);
             String sum = optText(m, "sum", at + ".sum");
             if (count == (sum != null)) {
@@ -244,9 +225,8 @@ public final class CubeLoader {
             if (unattributed && (event.join() == null || type == null || !event.join().appliesTo(type))) {
                 throw fail(at + ".unattributed", "needs an eventType that event.join applies to");
             }
-            out.add(new Metric(name, count ? Metric.Kind.COUNT : Metric.Kind.SUM, sum, type, unattributed));
-        }
-        return out;
+            return new Metric(name, count ? Metric.Kind.COUNT : Metric.Kind.SUM, sum, type, unattributed);
+        });
     }
 
     private List<DerivedMetric> derived(JsonNode node, Set<String> metricNames) {
@@ -275,16 +255,7 @@ public final class CubeLoader {
         if (!node.isArray() || node.isEmpty()) {
             throw fail("rollups", "must list at least one rollup");
         }
-        List<Rollup> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < node.size(); i++) {
-            String at = "rollups[" + i + "]";
-            JsonNode r = node.get(i);
-            allowOnly(r, at, "name", "dimensions", "tenant", "granularities", "ttlDays");
-            String name = name(r, "name", at + ".name");
-            if (!seen.add(name)) {
-                throw fail(at + ".name", "'" + name + "' is declared twice");
-            }
+        return named(node, "rollups", List.of("name", "dimensions", "tenant", "granularities", "ttlDays"), (at, r, name) -> {
             List<String> dims = new ArrayList<>();
             JsonNode ds = r.path("dimensions");
             if (!ds.isArray()) {
@@ -323,7 +294,31 @@ public final class CubeLoader {
                     throw fail(at + ".granularities", "must include 15m so that days can be cut in any time zone");
                 }
             }
-            out.add(new Rollup(name, dims, tenant, grans, intIn(r, "ttlDays", at + ".", 400, 1, 100_000)));
+            return new Rollup(name, dims, tenant, grans, intIn(r, "ttlDays", at + ".", 400, 1, 100_000));
+        });
+    }
+
+    /** Reads one entry of a list of named declarations, given where it is ({@code metrics[2]}) and its name. */
+    private interface Entry<T> {
+        T read(String at, JsonNode node, String name);
+    }
+
+    /**
+     * The entries of the list {@code node} (at {@code field}), in order: each may hold only
+     * {@code keys}, needs a name that no earlier entry has, and is then read by {@code entry}.
+     */
+    private <T> List<T> named(JsonNode node, String field, List<String> keys, Entry<T> entry) {
+        List<T> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < node.size(); i++) {
+            String at = field + "[" + i + "]";
+            JsonNode n = node.get(i);
+            allowOnly(n, at, keys.toArray(String[]::new));
+            String name = name(n, "name", at + ".name");
+            if (!seen.add(name)) {
+                throw fail(at + ".name", "'" + name + "' is declared twice");
+            }
+            out.add(entry.read(at, n, name));
         }
         return out;
     }

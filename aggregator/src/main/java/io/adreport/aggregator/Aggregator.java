@@ -161,7 +161,7 @@ public final class Aggregator implements AutoCloseable {
                 LOG.info("aggregator.instances={}: raw writes are put-if-absent and the dedup filter is off", config.instances());
             }
             ViewRecorder views = ProfileModel.supported(layout.cube())
-                    ? new ViewRecorder(layout, tables, profiles, new UnidentifiedDevices(parser.hasher(), profiles.placeholders()), clock, registry)
+                    ? new ViewRecorder(layout, tables, profiles, new UnidentifiedDevices(parser.hashes(), profiles.placeholders()), clock, registry)
                     : null;
             GroupCommit commit = new GroupCommit(layout, tables, counters, watcher, clock, metrics, storedIds,
                     config.conditionalRawWrites(), views);

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code requested → unreadable}: {@link DeviceEraser} slices of {@code privacy.worker.batch}
- *       raw events, back to back; then the step is recorded and the device hash forgotten in one
+ *       raw events, back to back, for each hash the device is stored under (the current secret's,
+ *       and the previous one's when the deletion was asked for while the secret rotated); then the step is recorded and the device hash forgotten in one
  *       row mutation ({@link DeletionStore#markUnreadable}).</li>
  *   <li>{@code unreadable → compacted}: {@link TargetCompaction} flushes and major-compacts the
  *       recorded regions (raw regions of the rows, the profile row's salt range, the privacy
@@ -141,8 +142,15 @@ public final class DeletionWorker implements AutoCloseable {
         Instant now = clock.instant();
         switch (d.step()) {
             case REQUESTED -> {
-                boolean finished = d.deviceHash() == null
-                        || eraser.slice(d.deviceHash(), (targets, events, cells) -> store.progress(d.id(), targets, events, cells));
+                // Each hash the device is stored under (two while the device secret rotated), in turn:
+                // a slice of a hash already erased finds nothing and answers finished at once.
+                boolean finished = true;
+                for (String hash : d.deviceHashes()) {
+                    if (!eraser.slice(hash, (targets, events, cells) -> store.progress(d.id(), targets, events, cells))) {
+                        finished = false;
+                        break;
+                    }
+                }
                 if (finished) {
                     store.markUnreadable(d.id(), clock.instant());
                     reached(d, DeletionStep.UNREADABLE);

@@ -11,6 +11,7 @@ import io.adreport.http.auth.AccessDenied;
 import io.adreport.http.auth.Role;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.privacy.Deletion;
 import io.adreport.schema.privacy.DeletionStore;
@@ -49,16 +50,30 @@ public final class PrivacyRoutes implements AutoCloseable {
      */
     public static PrivacyRoutes create(Connection connection, TableLayout layout, DeviceHasher hasher, UnidentifiedDevices unidentified,
                                        PrivacyConfig config, Clock clock, Metrics metrics) {
-        if (!ProfileModel.supported(layout.cube()) || hasher == null) {
+        return create(connection, layout, hasher == null ? null : DeviceHashes.of(hasher), unidentified, config, clock, metrics);
+    }
+
+    /**
+     * As above with the device's hashes: while the device secret rotates, a deletion erases what
+     * is stored under the current and the previous secret ({@link DeviceHashes#all}).
+     */
+    public static PrivacyRoutes create(Connection connection, TableLayout layout, DeviceHashes hashes, UnidentifiedDevices unidentified,
+                                       PrivacyConfig config, Clock clock, Metrics metrics) {
+        if (!ProfileModel.supported(layout.cube()) || hashes == null) {
             return new PrivacyRoutes(List.of(), null);
         }
-        return create(layout, new DeletionWorker(connection, layout, config, clock, metrics).start(), hasher, unidentified, clock, metrics);
+        return create(layout, new DeletionWorker(connection, layout, config, clock, metrics).start(), hashes, unidentified, clock, metrics);
     }
 
     /** With a given worker (tests drive an unstarted one tick by tick). */
     static PrivacyRoutes create(TableLayout layout, DeletionWorker worker, DeviceHasher hasher, UnidentifiedDevices unidentified,
                                 Clock clock, Metrics metrics) {
-        Controller c = new Controller(worker.store(), worker, hasher, unidentified, clock,
+        return create(layout, worker, DeviceHashes.of(hasher), unidentified, clock, metrics);
+    }
+
+    static PrivacyRoutes create(TableLayout layout, DeletionWorker worker, DeviceHashes hashes, UnidentifiedDevices unidentified,
+                                Clock clock, Metrics metrics) {
+        Controller c = new Controller(worker.store(), worker, hashes, unidentified, clock,
                 metrics.counter("adreport_privacy_deletions_requested_total", "Privacy deletions requested"));
         Map<Integer, String> common = Map.of(401, "no, unknown or revoked API key", 403, "not an analyst or privacy key",
                 503, "HBase unavailable");
@@ -110,12 +125,12 @@ public final class PrivacyRoutes implements AutoCloseable {
         return new Status(d.id(), d.step().label(), steps, d.eventsRewritten(), d.profileCells());
     }
 
-    private record Controller(DeletionStore store, DeletionWorker worker, DeviceHasher hasher, UnidentifiedDevices unidentified,
+    private record Controller(DeletionStore store, DeletionWorker worker, DeviceHashes hashes, UnidentifiedDevices unidentified,
                               Clock clock, Metrics.Counter requested) {
         void create(Context ctx) throws IOException {
             requireRole(BearerAuth.role(ctx));
             String device = device(ctx.bodyAsBytes());
-            String id = store.create(hasher.hash(device), clock.instant());
+            String id = store.create(hashes.all(device), clock.instant());
             requested.inc();
             worker.wake();
             ctx.status(202).json(new Accepted(id));

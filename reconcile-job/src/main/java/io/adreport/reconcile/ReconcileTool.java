@@ -5,7 +5,7 @@ import io.adreport.reconcile.job.ReconcileOptions;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
-import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
@@ -32,7 +32,9 @@ import org.apache.hadoop.util.ToolRunner;
  * the job configuration). Settings of {@link ReconcileConfig} are given as {@code -D name=value}.
  * Each day runs the whole day-close protocol, then its job, then (cubes with device profiles) the
  * repair of the day's device view histories ({@link Reconciler#withViewRepair}), which needs the
- * device hash secret: {@code -D device.hash.secret=...} or {@code ADREPORT_DEVICE_HASH_SECRET};
+ * device hash secret: {@code -D device.hash.secret=...} or {@code ADREPORT_DEVICE_HASH_SECRET}
+ * (while it rotates also {@code -D device.hash.secret.previous=...} or
+ * {@code ADREPORT_DEVICE_HASH_SECRET_PREVIOUS}: the pass then moves the day's devices to the new secret);
  * {@code -D profiles.placeholder.ids=...} as for the services. {@code --day} prints the job's
  * progress and the drift report, a range one line per day ({@link Reconciler#reconcile(
  * io.adreport.reconcile.job.DayRange, boolean, java.io.PrintStream)}). The reports are also stored
@@ -68,7 +70,9 @@ public final class ReconcileTool extends Configured implements Tool {
     static Reconciler reconciler(Configuration conf, Connection connection, TableLayout layout, ReconcileConfig config,
                                  Map<String, String> env) {
         String secret = conf.get("device.hash.secret", env.getOrDefault("ADREPORT_DEVICE_HASH_SECRET", ""));
-        DeviceHasher hasher = secret.isEmpty() ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
+        String previous = conf.get("device.hash.secret.previous", env.getOrDefault("ADREPORT_DEVICE_HASH_SECRET_PREVIOUS", ""));
+        DeviceHashes hasher = secret.isEmpty() ? null : DeviceHashes.of(secret.getBytes(StandardCharsets.UTF_8),
+                previous.isEmpty() ? null : previous.getBytes(StandardCharsets.UTF_8));
         Map<String, String> profileSettings = ProfileConfig.DEF.given(conf::get);
         return Reconciler.withViewRepair(new Reconciler(conf, connection, layout, config, Clock.systemUTC()), connection,
                 layout, hasher, ProfileConfig.of(profileSettings));

@@ -7,6 +7,7 @@ import io.adreport.http.ApiRoute;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
@@ -48,6 +49,15 @@ public final class ServingRoutes implements AutoCloseable {
 
     /** As above, signing the beacon URLs of {@code /v1/serve/ad} with {@code signer} (unsigned when it has no key). */
     public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHasher hasher, ProfileConfig profiles,
+                                       ServeConfig config, Clock clock, Metrics metrics, BeaconSigner signer) {
+        return create(connection, layout, hasher == null ? null : DeviceHashes.of(hasher), profiles, config, clock, metrics, signer);
+    }
+
+    /**
+     * As above with the device's hashes: while the secret rotates, checks and ad selection read the
+     * device's rows under both secrets ({@link DeviceHashes#all}); beacons carry the current hash.
+     */
+    public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHashes hasher, ProfileConfig profiles,
                                        ServeConfig config, Clock clock, Metrics metrics, BeaconSigner signer) {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
             return new ServingRoutes(null, List.of(), null);

@@ -12,6 +12,7 @@ import io.adreport.report.api.ReportApi;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
@@ -65,15 +66,26 @@ final class ServingStack implements AutoCloseable {
     }
 
     ServingStack(MiniHBase hbase, MutableClock clock, Map<String, String> serveSettings) throws Exception {
+        this(hbase, clock, serveSettings, null, DeviceHashes.of(new DeviceHasher(SECRET)));
+    }
+
+    /**
+     * A stack on namespace {@code ns} (null: a fresh one, its tables created) whose aggregator and
+     * serving routes hash devices with {@code hasher} (a second stack on the same namespace with
+     * other secrets is a restart with a rotated secret).
+     */
+    ServingStack(MiniHBase hbase, MutableClock clock, Map<String, String> serveSettings, String namespace, DeviceHashes hasher)
+            throws Exception {
         this.hbase = hbase;
         this.clock = clock;
         Cube ads = CubeLoader.defaultCube();
         Cube cube = new Cube(ads.name(), ads.event(), ads.dimensions(), ads.numericFields(), ads.metrics(), ads.derived(),
                 ads.rollups(), 4, 4, ads.rawTtlDays(), ads.maxValueLength());
-        String ns = hbase.freshNamespace("serve");
+        String ns = namespace == null ? hbase.freshNamespace("serve") : namespace;
         layout = new TableLayout(cube, ns);
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
-        DeviceHasher hasher = new DeviceHasher(SECRET);
+        if (namespace == null) {
+            new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        }
         EventParser parser = new EventParser(cube, clock, Duration.ofDays(7), hasher);
         agg = Aggregator.start(hbase.connection(), layout, parser,
                 AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-test", "flush.interval.ms", "60000")),

@@ -116,6 +116,7 @@ final class IngestController {
         }
         Map<String, String> hashed = new java.util.HashMap<>(e.hashed());
         hashed.put(hashedFields.get(0), token);
+        hashed.remove(io.adreport.schema.event.DeviceHashes.formerField(hashedFields.get(0))); // the token names the device
         return new Event(e.type(), e.id(), e.ts(), e.dimensions(), e.numbers(), e.joinRef(), hashed);
     }
 

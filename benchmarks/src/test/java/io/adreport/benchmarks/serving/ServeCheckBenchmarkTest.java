@@ -12,6 +12,7 @@ import io.adreport.schema.campaign.FrequencyCap;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
@@ -92,6 +93,7 @@ class ServeCheckBenchmarkTest {
     /** The Get phases without ingest (the floors beside ingest run as long as the checks beside it). */
     private static final Duration GET_RUN = Duration.ofSeconds(10);
     private static final byte[] SECRET = "0123456789abcdef-serve-bench".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] PREVIOUS = "0123456789abcdef-serve-bench-previous".getBytes(StandardCharsets.UTF_8);
 
     @Test
     void checks_alone_and_beside_ingest(MiniHBase hbase) throws Exception {
@@ -126,8 +128,12 @@ class ServeCheckBenchmarkTest {
 
         Metrics metrics = new Metrics();
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
-        ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hasher, ProfileConfig.defaults(),
-                ServeConfig.of(Map.of()), Clock.systemUTC(), metrics);
+        // -Dbench.previousSecret=true: the check as during a secret rotation (a second Get, of the row under a previous secret).
+        DeviceHashes hashes = Boolean.getBoolean("bench.previousSecret") ? DeviceHashes.of(SECRET, PREVIOUS) : DeviceHashes.of(hasher);
+        out.append("device secrets: ").append(hashes.rotating() ? "current and previous (two Gets per check)" : "current only").append('\n');
+        ServingRoutes serving = ServingRoutes.create(hbase.connection(), layout, hashes, ProfileConfig.defaults(),
+                ServeConfig.of(Map.of()), Clock.systemUTC(), metrics, io.adreport.schema.trust.BeaconSigner.of(
+                        io.adreport.schema.trust.TrustConfig.defaults(), Clock.systemUTC()));
         Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
         String key = deps.keys().create("adserver");

@@ -35,18 +35,18 @@ final class PrivacyCommand {
         if (!ProfileModel.supported(ctx.cube())) {
             throw new Args.UsageException("cube " + ctx.cube().name() + " holds nothing per device (no hashed 'device' field with profiles)");
         }
-        var hasher = Services.hasher(ctx);
+        var hashes = Services.hashes(ctx);
         ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
         String device;
         try {
-            device = DeletionStore.requireDevice(args.positionals().get(1), new UnidentifiedDevices(hasher, profiles.placeholders()));
+            device = DeletionStore.requireDevice(args.positionals().get(1), new UnidentifiedDevices(hashes, profiles.placeholders()));
         } catch (IllegalArgumentException e) {
             throw new Args.UsageException("device: " + e.getMessage());
         }
         Clock clock = Clock.systemUTC();
         try (Connection connection = ctx.connect()) {
             DeletionStore store = new DeletionStore(connection, ctx.layout());
-            String id = store.create(hasher.hash(device), clock.instant());
+            String id = store.create(hashes.all(device), clock.instant()); // both secrets' data while rotating
             out.println(id);
             if (!args.has("wait")) {
                 return 0;

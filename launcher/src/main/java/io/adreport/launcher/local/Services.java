@@ -15,6 +15,7 @@ import java.util.List;
 import io.adreport.reconcile.Reconciler;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
@@ -35,7 +36,7 @@ public final class Services {
 
     public static Aggregator aggregator(Context ctx, Connection connection, Metrics metrics, Clock clock) {
         AggregatorConfig config = AggregatorConfig.from(ctx.settings().resolve(AggregatorConfig.DEF));
-        EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hasher(ctx));
+        EventParser parser = new EventParser(ctx.cube(), clock, ctx.core().acceptWindow(), hashes(ctx));
         return Aggregator.start(connection, ctx.layout(), parser, config, clock,
                 TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()), metrics, ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)),
                 trust(ctx));
@@ -51,6 +52,15 @@ public final class Services {
      * secret it generated in its data directory); null when the cube hashes nothing.
      */
     public static DeviceHasher hasher(Context ctx) {
+        DeviceHashes hashes = hashes(ctx);
+        return hashes == null ? null : hashes.currentHasher();
+    }
+
+    /**
+     * The device's hashes: the current secret ({@link #hasher}) and, while it rotates,
+     * {@code device.hash.secret.previous}; null when the cube hashes nothing.
+     */
+    public static DeviceHashes hashes(Context ctx) {
         String secret = ctx.core().deviceSecret();
         java.nio.file.Path local = ctx.core().dataDir().resolve("device.secret");
         if (secret == null && java.nio.file.Files.isReadable(local)) {
@@ -64,7 +74,11 @@ public final class Services {
             throw new IllegalStateException("device.hash.secret: is required to hash " + ctx.cube().event().hashedFields()
                     + " (set ADREPORT_DEVICE_HASH_SECRET or --set device.hash.secret=...; at least 16 characters)");
         }
-        return secret == null ? null : new DeviceHasher(secret.getBytes(StandardCharsets.UTF_8));
+        if (secret == null) {
+            return null;
+        }
+        String previous = ctx.core().previousSecret();
+        return DeviceHashes.of(secret.getBytes(StandardCharsets.UTF_8), previous == null ? null : previous.getBytes(StandardCharsets.UTF_8));
     }
 
     public static ReportApi.Deps reportDeps(Context ctx, Connection connection, Metrics metrics, Clock clock) {
@@ -77,13 +91,13 @@ public final class Services {
      * profiles and a device secret is known (placeholder ids are recognised by their hash).
      */
     public static Reconciler withViewRepair(Context ctx, Connection connection, Reconciler reconciler) {
-        DeviceHasher hasher;
+        DeviceHashes hashes;
         try {
-            hasher = ProfileModel.supported(ctx.cube()) ? hasher(ctx) : null;
+            hashes = ProfileModel.supported(ctx.cube()) ? hashes(ctx) : null;
         } catch (IllegalStateException noSecret) {
-            hasher = null; // Reconciler.withViewRepair warns
+            hashes = null; // Reconciler.withViewRepair warns
         }
-        return Reconciler.withViewRepair(reconciler, connection, ctx.layout(), hasher,
+        return Reconciler.withViewRepair(reconciler, connection, ctx.layout(), hashes,
                 ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF)));
     }
 
@@ -92,13 +106,13 @@ public final class Services {
      * profiles), started; the privacy deletion worker runs while the API does.
      */
     public static Javalin reportApi(Context ctx, ReportApi.Deps deps) {
-        DeviceHasher hasher = hasher(ctx);
+        DeviceHashes hashes = hashes(ctx);
         ProfileConfig profiles = ProfileConfig.from(ctx.settings().resolve(ProfileConfig.DEF));
-        ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hasher,
+        ServingRoutes serving = ServingRoutes.create(deps.connection(), deps.layout(), hashes,
                 profiles, ServeConfig.from(ctx.settings().resolve(ServeConfig.DEF)),
                 deps.clock(), deps.metrics(), BeaconSigner.of(trust(ctx), deps.clock()));
-        PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hasher,
-                new UnidentifiedDevices(hasher, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
+        PrivacyRoutes privacy = PrivacyRoutes.create(deps.connection(), deps.layout(), hashes,
+                new UnidentifiedDevices(hashes, profiles.placeholders()), PrivacyConfig.from(ctx.settings().resolve(PrivacyConfig.DEF)),
                 deps.clock(), deps.metrics());
         List<ApiRoute> extra = new ArrayList<>(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
                 serving.rates()));

@@ -1,6 +1,7 @@
 package io.adreport.reconcile.profiles;
 
 import io.adreport.schema.cube.ProfileModel;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
 import io.adreport.schema.profile.ProfileKey;
@@ -59,6 +60,10 @@ import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
  * marker, the same pass's trim deletes it again (the device is in that day's batch). A crash
  * before the deletes leaves more than K views, which the checks never count past (they count the
  * newest K per campaign) and the next pass that touches the device removes.
+ *
+ * <p><b>Secret rotation.</b> Every raw event of the day (not only impressions) that carries its
+ * device's hash under the previous secret also names an old row to move into the current one
+ * ({@link SecretMove}); the moved rows join the same batch's trim.
  */
 public final class ViewRepair {
     static final int DEVICES_PER_BATCH = 1_000;
@@ -85,8 +90,21 @@ public final class ViewRepair {
      *                       in several batches counts once per batch)
      * @param viewsTrimmed   view cells deleted because they were older than the newest K of their
      *                       campaign
+     * @param devicesMoved   rows moved from the previous device secret's hash to the current one's
+     * @param cellsMoved     cells they held (segments, views, index entries)
+     * @param moveSeconds    wall time of the moves
      */
-    public record Summary(long impressions, long viewsWritten, long devicesChecked, long viewsTrimmed) {
+    public record Summary(long impressions, long viewsWritten, long devicesChecked, long viewsTrimmed, long devicesMoved,
+                          long cellsMoved, double moveSeconds) {
+        /** A pass that moved nothing. */
+        public Summary(long impressions, long viewsWritten, long devicesChecked, long viewsTrimmed) {
+            this(impressions, viewsWritten, devicesChecked, viewsTrimmed, 0, 0, 0);
+        }
+
+        /** The same pass without its timing (for comparisons). */
+        public Summary untimed() {
+            return new Summary(impressions, viewsWritten, devicesChecked, viewsTrimmed, devicesMoved, cellsMoved, 0);
+        }
     }
 
     /** Rewrites the views of every raw impression of {@code day}, then trims the devices it touched. */
@@ -96,6 +114,8 @@ public final class ViewRepair {
         long impressions = 0;
         long written = 0;
         Trim trim = new Trim();
+        SecretMove move = new SecretMove(keys);
+        String former = DeviceHashes.formerField(ProfileModel.DEVICE_FIELD);
         Set<ByteBuffer> devices = new LinkedHashSet<>();
         BufferedMutatorParams params = new BufferedMutatorParams(layout.profilesTable()).writeBufferSize(4L << 20);
         try (Table raw = connection.getTable(layout.rawTable()); Table profiles = connection.getTable(layout.profilesTable());
@@ -107,6 +127,11 @@ public final class ViewRepair {
                 try (ResultScanner rs = raw.getScanner(scan)) {
                     for (Result r : rs) {
                         Event e = RawEventCodec.fromResult(r);
+                        String previous = e.hashed().get(former);
+                        String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
+                        if (previous != null && !unidentified.isUnidentifiedHash(device) && move.note(previous, device)) {
+                            move.batch(profiles, out, devices);
+                        }
                         if (!ProfileModel.IMPRESSION.equals(e.type())) {
                             continue;
                         }
@@ -120,16 +145,18 @@ public final class ViewRepair {
                             written++;
                             devices.add(ByteBuffer.wrap(put.getRow()));
                             if (devices.size() >= DEVICES_PER_BATCH) {
+                                move.batch(profiles, out, devices);
                                 trim.batch(profiles, out, devices);
                             }
                         }
                     }
                 }
             }
+            move.batch(profiles, out, devices);
             trim.batch(profiles, out, devices);
             out.flush();
         }
-        return new Summary(impressions, written, trim.checked, trim.trimmed);
+        return new Summary(impressions, written, trim.checked, trim.trimmed, move.devicesMoved(), move.cellsMoved(), move.seconds());
     }
 
     /** The count bound over batches of touched devices; counts what it did. */

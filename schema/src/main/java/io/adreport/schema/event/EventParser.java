@@ -7,6 +7,7 @@ import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.Dimension;
 import io.adreport.schema.cube.EventSpec;
 import io.adreport.schema.cube.NumericField;
+import io.adreport.schema.cube.ProfileModel;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -49,21 +50,35 @@ public final class EventParser {
     private final Cube cube;
     private final Clock clock;
     private final Duration acceptWindow;
-    private final DeviceHasher hasher;
+    private final DeviceHashes hashes;
     /** Top-level fields the rules read; every other field's value is skipped unread. */
     private final Set<String> declared;
 
     /** The keyed hash this parser applies to hashed fields, or null when the cube hashes none. */
     public DeviceHasher hasher() {
-        return hasher;
+        return hashes == null ? null : hashes.currentHasher();
+    }
+
+    /** The device's hashes (current, and previous while rotating), or null when the cube hashes none. */
+    public DeviceHashes hashes() {
+        return hashes;
     }
 
     public EventParser(Cube cube, Clock clock, Duration acceptWindow, DeviceHasher hasher) {
+        this(cube, clock, acceptWindow, hasher == null ? null : DeviceHashes.of(hasher));
+    }
+
+    /**
+     * A parser hashing with {@code hashes}' current secret; while it rotates, an event's device
+     * field also gets its previous hash under {@link DeviceHashes#formerField} (not part of a
+     * content id), which the nightly pass reads to move the device's older data.
+     */
+    public EventParser(Cube cube, Clock clock, Duration acceptWindow, DeviceHashes hashes) {
         this.cube = cube;
         this.clock = clock;
         this.acceptWindow = acceptWindow;
-        this.hasher = hasher;
-        if (!cube.event().hashedFields().isEmpty() && hasher == null) {
+        this.hashes = hashes;
+        if (!cube.event().hashedFields().isEmpty() && hashes == null) {
             throw new IllegalArgumentException("the cube hashes " + cube.event().hashedFields() + ": a device hash secret is required");
         }
         EventSpec spec = cube.event();
@@ -180,11 +195,16 @@ public final class EventParser {
             numbers.put(f.name(), n);
         }
         Map<String, String> hashed = new HashMap<>();
+        String former = null;
         for (String f : spec.hashedFields()) {
             String v = optionalText(node, f, 4 * DeviceId.MAX_LENGTH);
             if (v != null) {
                 try {
-                    hashed.put(f, hasher.hash(DeviceId.normalize(v)));
+                    String device = DeviceId.normalize(v);
+                    hashed.put(f, hashes.current(device));
+                    if (hashes.rotating() && ProfileModel.DEVICE_FIELD.equals(f)) {
+                        former = hashes.previous(device);
+                    }
                 } catch (IllegalArgumentException e) {
                     throw new EventRejected(f, e.getMessage());
                 }
@@ -195,6 +215,9 @@ public final class EventParser {
             id = requiredText(node, spec.idField(), MAX_ID_LENGTH);
         } else {
             id = contentHash(type, ts, dims, numbers, hashed);
+        }
+        if (former != null) {
+            hashed.put(DeviceHashes.formerField(ProfileModel.DEVICE_FIELD), former);
         }
         return new Event(type, id, ts, dims, numbers, joinRef, hashed);
     }

@@ -32,7 +32,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * this order: {@code type} (left out for single-type cubes), {@code id}, {@code ts} (an integer),
  * {@code d} (dimension values, strings), {@code n} (numeric fields, integers), {@code j} (left out
  * when the event joins nothing), {@code h} (hashed fields: lower-case hex HMAC-SHA256 of the raw
- * value, see {@link DeviceHasher}); inside {@code d}, {@code n} and {@code h} the keys are in
+ * value, see {@link DeviceHasher}; while the secret rotates, {@code device@previous} also holds
+ * the device's hash under the previous secret, see {@link DeviceHashes}); inside {@code d}, {@code n} and {@code h} the keys are in
  * ascending order, and {@code d}, {@code n} and {@code h} are written even when empty. Characters
  * outside ASCII are written as their UTF-8 bytes, not as escapes.
  *

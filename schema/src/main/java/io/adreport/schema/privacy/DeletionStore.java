@@ -36,6 +36,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <pre>row              = deletion id: 32 lower-case hex digits (16 random bytes), ASCII
  * p:device         = the device's keyed hash, 64 hex digits, ASCII — present ONLY until
  *                    {@code unreadable}: deleted in the same atomic row mutation that records it
+ * p:device.previous = the same under the previous device secret, when asked while the secret
+ *                    rotated ({@code io.adreport.schema.event.DeviceHashes}); deleted with p:device
  * p:s:LABEL        = time the step LABEL ({@link DeletionStep#label}) was reached, 8-byte epoch millis;
  *                    written once (put-if-absent), so a repeated step keeps its first time
  * p:events         = raw events rewritten so far, 8-byte long (Increment)
@@ -48,6 +50,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 public final class DeletionStore {
     private static final byte[] F = TableLayout.PRIVACY_FAMILY;
     private static final byte[] DEVICE = Bytes.toBytes("device");
+    private static final byte[] DEVICE_PREVIOUS = Bytes.toBytes("device.previous");
     private static final byte[] EVENTS = Bytes.toBytes("events");
     private static final byte[] PROFILE = Bytes.toBytes("profile");
     private static final byte[] COMPACT = Bytes.toBytes("compact");
@@ -87,15 +90,31 @@ public final class DeletionStore {
 
     /** Records a new deletion of the device whose keyed hash is {@code deviceHash}; returns its id. */
     public String create(String deviceHash, Instant now) throws IOException {
-        if (deviceHash == null || !deviceHash.matches("[0-9a-f]{64}")) {
-            throw new IllegalArgumentException("device hash must be 64 lower-case hex digits");
+        return create(List.of(deviceHash), now);
+    }
+
+    /**
+     * Records a new deletion of the device stored under {@code deviceHashes} (current first, then
+     * the previous secret's while rotating: {@code DeviceHashes#all}); returns its id.
+     */
+    public String create(List<String> deviceHashes, Instant now) throws IOException {
+        if (deviceHashes.isEmpty() || deviceHashes.size() > 2) {
+            throw new IllegalArgumentException("a deletion names one or two device hashes");
+        }
+        for (String h : deviceHashes) {
+            if (h == null || !h.matches("[0-9a-f]{64}")) {
+                throw new IllegalArgumentException("device hash must be 64 lower-case hex digits");
+            }
         }
         byte[] raw = new byte[16];
         RANDOM.nextBytes(raw);
         String id = HexFormat.of().formatHex(raw);
         Put put = new Put(Bytes.toBytes(id))
-                .addColumn(F, DEVICE, Bytes.toBytes(deviceHash))
-                .addColumn(F, DeletionStep.REQUESTED.qualifier(), Bytes.toBytes(now.toEpochMilli()))
+                .addColumn(F, DEVICE, Bytes.toBytes(deviceHashes.get(0)));
+        if (deviceHashes.size() == 2) {
+            put.addColumn(F, DEVICE_PREVIOUS, Bytes.toBytes(deviceHashes.get(1)));
+        }
+        put.addColumn(F, DeletionStep.REQUESTED.qualifier(), Bytes.toBytes(now.toEpochMilli()))
                 .setDurability(Durability.SYNC_WAL);
         try (Table t = table()) {
             t.put(put);
@@ -151,7 +170,7 @@ public final class DeletionStore {
         RowMutations m = new RowMutations(row);
         m.add(new Put(row).addColumn(F, DeletionStep.UNREADABLE.qualifier(), Bytes.toBytes(now.toEpochMilli()))
                 .setDurability(Durability.SYNC_WAL));
-        m.add(new Delete(row).addColumns(F, DEVICE).setDurability(Durability.SYNC_WAL));
+        m.add(new Delete(row).addColumns(F, DEVICE).addColumns(F, DEVICE_PREVIOUS).setDurability(Durability.SYNC_WAL));
         try (Table t = table()) {
             t.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(F, DeletionStep.UNREADABLE.qualifier()).build(m));
         }
@@ -196,6 +215,7 @@ public final class DeletionStore {
             }
         }
         byte[] device = r.getValue(F, DEVICE);
+        byte[] previous = r.getValue(F, DEVICE_PREVIOUS);
         List<Deletion.Target> targets = new ArrayList<>();
         for (Cell c : r.rawCells()) {
             byte[] q = CellUtil.cloneQualifier(c);
@@ -206,7 +226,8 @@ public final class DeletionStore {
             }
         }
         byte[] compact = r.getValue(F, COMPACT);
-        return new Deletion(id, steps, device == null ? null : Bytes.toString(device), longOf(r.getValue(F, EVENTS)),
+        return new Deletion(id, steps, device == null ? null : Bytes.toString(device),
+                previous == null ? null : Bytes.toString(previous), longOf(r.getValue(F, EVENTS)),
                 longOf(r.getValue(F, PROFILE)), targets, compact == null ? null : Instant.ofEpochMilli(Bytes.toLong(compact)));
     }
 

@@ -1,6 +1,7 @@
 package io.adreport.schema.profile;
 
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,18 @@ public final class UnidentifiedDevices {
         add(hasher, ALL_ZERO);
         for (String p : placeholders) {
             add(hasher, p.trim());
+        }
+    }
+
+    /** Known hashed under every secret of {@code hashes} (while rotating, events of both are stored). */
+    public UnidentifiedDevices(DeviceHashes hashes, List<String> placeholders) {
+        this(hashes == null ? null : hashes.currentHasher(), placeholders);
+        if (hashes != null && hashes.rotating()) {
+            add(hashes.previousHasher(), "");
+            add(hashes.previousHasher(), ALL_ZERO);
+            for (String p : placeholders) {
+                add(hashes.previousHasher(), p.trim());
+            }
         }
     }
 

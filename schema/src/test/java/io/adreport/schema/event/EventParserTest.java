@@ -136,7 +136,7 @@ class EventParserTest {
                 dimensions: [{name: channel}]
                 metrics: [{name: edits, count: true}]
                 rollups: [{name: channel, dimensions: [channel]}]
-                """), Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofDays(7), null);
+                """), Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofDays(7), (DeviceHasher) null);
         JsonNode a = JSON.readTree("{\"time\":\"2026-11-29T11:00:00Z\",\"channel\":\"#en\"}");
         JsonNode b = JSON.readTree("{\"time\":\"2026-11-29T11:00:00Z\",\"channel\":\"#de\"}");
         assertEquals(wiki.parse(a).id(), wiki.parse(a).id());
@@ -146,7 +146,7 @@ class EventParserTest {
 
     @Test
     void a_cube_with_hashed_fields_needs_a_secret() {
-        assertThrows(IllegalArgumentException.class, () -> new EventParser(CubeLoader.defaultCube(), Clock.systemUTC(), Duration.ofDays(7), null));
+        assertThrows(IllegalArgumentException.class, () -> new EventParser(CubeLoader.defaultCube(), Clock.systemUTC(), Duration.ofDays(7), (DeviceHasher) null));
         assertThrows(IllegalArgumentException.class, () -> new DeviceHasher("short".getBytes()));
     }
 }

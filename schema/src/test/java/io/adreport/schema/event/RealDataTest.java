@@ -48,7 +48,7 @@ class RealDataTest {
         Path root = Datasets.repositoryRoot().orElseThrow(() -> new IllegalStateException("no repository root above the working directory"));
         Cube cube = CubeLoader.load(root.resolve("docs/examples/wikiticker.yaml"));
         EventParser parser = new EventParser(cube, Clock.fixed(Instant.parse("2015-09-13T00:00:00Z"), ZoneOffset.UTC),
-                Duration.ofDays(2), null);
+                Duration.ofDays(2), (DeviceHasher) null);
         ObjectMapper json = new ObjectMapper();
         int lines = 0;
         Map<String, Integer> rejected = new HashMap<>();

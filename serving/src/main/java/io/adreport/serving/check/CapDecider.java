@@ -5,6 +5,7 @@ import io.adreport.http.BearerAuth;
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.event.DeviceHasher;
+import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
@@ -30,7 +31,8 @@ import org.apache.hadoop.hbase.client.Connection;
 /**
  * The one serving decision behind {@code /v1/serve/check} and {@code /v1/serve/ad}: may each of
  * these campaigns be shown to this device now? Campaigns come from the in-memory registry copy,
- * the device's history from one profile Get ({@link ProfileReader}) restricted to the capped
+ * the device's history from one profile Get ({@link ProfileReader}; two while the device secret
+ * rotates, {@link DeviceHashes#all}) restricted to the capped
  * campaigns asked about; the cap rule is {@link CapCheck}'s. A campaign that is paused or outside
  * its dates is refused; an unidentified device (empty, all-zero, placeholder) is refused on capped
  * campaigns when {@code serve.unidentified=deny} and never read; an unregistered campaign has no
@@ -48,7 +50,7 @@ import org.apache.hadoop.hbase.client.Connection;
 public final class CapDecider {
     private final ProfileReader reader;
     private final CampaignRegistry registry;
-    private final DeviceHasher hasher;
+    private final DeviceHashes hashes;
     private final UnidentifiedDevices unidentified;
     private final boolean denyUnidentified;
     private final Clock clock;
@@ -61,14 +63,14 @@ public final class CapDecider {
 
     public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
                       UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics) {
-        this(connection, layout, registry, hasher, unidentified, config, clock, metrics, null, ThreadLocalRandom::current);
+        this(connection, layout, registry, DeviceHashes.of(hasher), unidentified, config, clock, metrics, null, ThreadLocalRandom::current);
     }
 
     /**
      * As above, with budgets: a campaign the {@code pacing} service marks exhausted is refused
      * ({@code exhausted}), and one not drawn under its pass-through rate too ({@code paced}).
      */
-    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
+    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHashes hashes,
                       UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics, PacingService pacing,
                       Supplier<RandomGenerator> rng) {
         this.pacing = pacing;
@@ -76,7 +78,7 @@ public final class CapDecider {
         this.reader = new ProfileReader(connection, layout, config.timelineReads(), config.deadline());
         this.degradeOnFailure = !config.deadline().isZero();
         this.registry = registry;
-        this.hasher = hasher;
+        this.hashes = hashes;
         this.unidentified = unidentified;
         this.denyUnidentified = config.denyUnidentified();
         this.clock = clock;
@@ -116,7 +118,7 @@ public final class CapDecider {
 
     /** The device's keyed hash, the opaque token beacons carry; null for an id that names no device. */
     String deviceToken(String rawDevice) {
-        return unidentified.isUnidentifiedRaw(rawDevice) ? null : hasher.hash(rawDevice);
+        return unidentified.isUnidentifiedRaw(rawDevice) ? null : hashes.current(rawDevice);
     }
 
     Decision decide(String rawDevice, Collection<String> campaignKeys) throws IOException {
@@ -145,7 +147,7 @@ public final class CapDecider {
         boolean degraded = false;
         if (!unknownDevice) {
             try {
-                p = reader.read(hasher.hash(rawDevice), prefixes);
+                p = reader.read(hashes.all(rawDevice), prefixes); // two rows only while the secret rotates
             } catch (IOException e) {
                 if (!degradeOnFailure) {
                     throw e;

@@ -7,12 +7,14 @@ import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.client.Connection;
@@ -42,11 +44,17 @@ import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
  * since the last nightly trim (which keeps storage at K per campaign). The single sorted-prefix
  * filter seeks from one asked campaign to the next instead.
  *
+ * <p><b>While the device secret rotates</b> a device may have a row under each secret; both are
+ * read in one multi-Get and their cells merged into one row's before decoding ({@link #merge}), so
+ * the count bound and the windows apply to the union of the views, each view once. Without a
+ * previous secret there is one hash and exactly the one Get above.
+ *
  * <p>Decoding walks the cells once: within family {@code fc} a campaign's cells are contiguous
  * (the campaign prefix leads the qualifier), so each campaign's times fill one array.
  */
 final class ProfileReader {
     private static final long[] NO_VIEWS = new long[0];
+    private static final Cell[] NO_CELLS = new Cell[0];
 
     private final Connection connection;
     private final TableLayout layout;
@@ -96,19 +104,42 @@ final class ProfileReader {
         return get;
     }
 
-    Profile read(String deviceHash, List<byte[]> campaignPrefixes) throws IOException {
-        Get get = get(keys.row(deviceHash), campaignPrefixes);
-        if (timeline) {
-            get.setConsistency(Consistency.TIMELINE);
+    /**
+     * The profile of the device stored under {@code deviceHashes}: one hash, one Get; two (current
+     * first, while the device secret rotates) are read in one multi-Get and merged ({@link #merge}).
+     */
+    Profile read(List<String> deviceHashes, List<byte[]> campaignPrefixes) throws IOException {
+        List<Get> gets = new ArrayList<>(deviceHashes.size());
+        for (String hash : deviceHashes) {
+            Get get = get(keys.row(hash), campaignPrefixes);
+            if (timeline) {
+                get.setConsistency(Consistency.TIMELINE);
+            }
+            gets.add(get);
         }
-        Result r = deadline.isZero() ? getNow(get) : getWithin(get);
+        Result r;
+        Cell[] cells;
+        boolean found;
+        boolean stale;
+        if (gets.size() == 1) {
+            Get get = gets.get(0);
+            r = read(() -> getOne(get));
+            cells = r.rawCells();
+            found = !r.isEmpty();
+            stale = r.isStale();
+        } else {
+            Result[] rs = read(() -> getAll(gets));
+            cells = merge(rs[0].rawCells(), rs[1].rawCells());
+            found = !rs[0].isEmpty() || !rs[1].isEmpty();
+            stale = rs[0].isStale() || rs[1].isStale();
+        }
         Map<String, Double> segments = new TreeMap<>();
         Map<String, long[]> views = new HashMap<>();
         ViewCells.CountBound bound = new ViewCells.CountBound(ViewCells.MAX_VIEWS_KEPT);
         String runKey = null;
         long[] run = new long[16];
         int inRun = 0;
-        for (Cell c : r.rawCells()) {
+        for (Cell c : cells == null ? NO_CELLS : cells) {
             if (CellUtil.matchingFamily(c, TableLayout.SEGMENT_FAMILY)) {
                 segments.put(Segments.segment(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength()),
                         Segments.score(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
@@ -133,13 +164,75 @@ final class ProfileReader {
         if (runKey != null) {
             views.put(runKey, Arrays.copyOf(run, inRun));
         }
-        return new Profile(!r.isEmpty(), r.isStale(), segments, views);
+        return new Profile(found, stale, segments, views);
     }
 
-    private Result getNow(Get get) throws IOException {
-        try (Table t = connection.getTable(layout.profilesTable())) {
+    /**
+     * The cells of two rows of one device (current, previous) as one row's: in stored order (family,
+     * then qualifier), a cell present in both taken once, from the current row. A view's qualifier
+     * names the impression (time and event id), so a view the nightly move has copied to the
+     * current row but not yet deleted from the previous one counts once; a segment in both takes
+     * the current row's score.
+     */
+    static Cell[] merge(Cell[] current, Cell[] previous) {
+        Cell[] a = current == null ? NO_CELLS : current;
+        Cell[] b = previous == null ? NO_CELLS : previous;
+        if (b.length == 0) {
+            return a;
+        }
+        if (a.length == 0) {
+            return b;
+        }
+        CellComparator cmp = CellComparator.getInstance();
+        List<Cell> out = new ArrayList<>(a.length + b.length);
+        int i = 0;
+        int j = 0;
+        while (i < a.length || j < b.length) {
+            int c = i == a.length ? 1 : j == b.length ? -1 : order(cmp, a[i], b[j]);
+            if (c <= 0) {
+                out.add(a[i++]);
+                if (c == 0) {
+                    j++;
+                }
+            } else {
+                out.add(b[j++]);
+            }
+        }
+        return out.toArray(Cell[]::new);
+    }
+
+    private static int order(CellComparator cmp, Cell x, Cell y) {
+        int f = cmp.compareFamilies(x, y);
+        return f != 0 ? f : cmp.compareQualifiers(x, y);
+    }
+
+    /** {@code op} on the calling thread without a deadline, else under it ({@link #getWithin}). */
+    private <T> T read(Read<T> op) throws IOException {
+        return deadline.isZero() ? op.run() : getWithin(op);
+    }
+
+    private Result getOne(Get get) throws IOException {
+        try (Table t = table()) {
             return t.get(get);
         }
+    }
+
+    private Result[] getAll(List<Get> gets) throws IOException {
+        try (Table t = table()) {
+            return t.get(gets);
+        }
+    }
+
+    /** The profiles table, with the deadline as its operation and RPC timeouts when there is one. */
+    private Table table() throws IOException {
+        return deadline.isZero() ? connection.getTable(layout.profilesTable())
+                : TimedTables.open(connection, layout.profilesTable(), deadline, deadline);
+    }
+
+    /** One read of the profiles table. */
+    @FunctionalInterface
+    private interface Read<T> {
+        T run() throws IOException;
     }
 
     /**
@@ -151,14 +244,10 @@ final class ProfileReader {
      * thread is still held by earlier slow reads (the pool is bounded: a stuck region server cannot
      * take all of the process's threads).
      */
-    private Result getWithin(Get get) throws IOException {
-        java.util.concurrent.Future<Result> f;
+    private <T> T getWithin(Read<T> op) throws IOException {
+        java.util.concurrent.Future<T> f;
         try {
-            f = READERS.submit(() -> {
-                try (Table t = TimedTables.open(connection, layout.profilesTable(), deadline, deadline)) {
-                    return t.get(get);
-                }
-            });
+            f = READERS.submit(op::run);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             throw new IOException("profile read refused: all " + MAX_READERS + " reader threads wait on slow reads");
         }

@@ -9,9 +9,11 @@ import io.adreport.aggregator.AggregatorConfig;
 import io.adreport.report.ReportConfig;
 import io.adreport.report.api.ReportApi;
 import io.adreport.schema.cube.Cube;
+import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.EventParser;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -42,10 +44,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *   <li>Nothing flushed: every day, past days included (no day-status row in meta means live),
  *       shows its live counts, though HBase holds no row of the series.</li>
  *   <li>Flushed, then more posted: stored plus live, nothing twice.</li>
- *   <li>The two oldest days marked closing (the aggregator does not poll meta within the test and
- *       keeps answering them): their unflushed rows are left out, and once the report API has seen
- *       them closed it no longer asks for them (the aggregator's answer holds only the rows of the
- *       two live days).</li>
+ *   <li>The two oldest days marked closing: once the report API has seen them closed it no longer
+ *       asks for them (the aggregator's answer holds only the rows of the two live days, though it
+ *       remembers theirs too).</li>
  *   <li>The aggregator restarted at the same address (a new writer id): the series is exact again
  *       with no first call for the id.</li>
  * </ol>
@@ -95,30 +96,22 @@ class LiveSeriesTest {
             }
             assertEquals(posted, perDay(get(api.port(), series, analyst)), "live counts of every day, nothing flushed yet");
 
-            // 2. Flushed, then more: stored cells plus live totals, each event once.
+            // 2. Flushed, then more of the two newest days: stored cells plus live totals, each event once.
             aggregator.flushNow();
-            for (int d = 0; d < days.length; d++) {
-                post.accept(d, 3);
-            }
+            post.accept(2, 3);
+            post.accept(3, 3);
             assertEquals(posted, perDay(get(api.port(), series, analyst)), "stored plus live after a flush");
 
-            // 3. The two oldest days close; the aggregator has not seen it and still answers them.
-            Map<String, Long> flushed = new TreeMap<>(posted); // everything so far but the last 3 of each day
-            for (LocalDate d : days) {
-                flushed.merge(d.toString(), -3L, Long::sum);
-            }
+            // 3. The two oldest days (all flushed) close. Whether or not the aggregator has seen it
+            // (it polls meta once a minute), it remembers their rows' totals and would answer them.
             deps.days().markClosing(days[0]);
             deps.days().markClosing(days[1]);
-            post.accept(0, 4);
-            Map<String, Long> expected = new TreeMap<>(posted);
-            expected.put(days[0].toString(), flushed.get(days[0].toString()));
-            expected.put(days[1].toString(), flushed.get(days[1].toString()));
-            assertEquals(expected, perDay(get(api.port(), series, analyst)), "closed days read as stored");
+            assertEquals(posted, perDay(get(api.port(), series, analyst)), "closed days read as stored");
             Metrics.Counter liveRows = apiMetrics.counter("adreport_report_live_rows_total", "");
             Metrics.Counter closedRows = apiMetrics.counter("adreport_report_live_closed_rows_total", "");
             long rowsBefore = liveRows.get();
             long closedBefore = closedRows.get();
-            assertEquals(expected, perDay(get(api.port(), series, analyst)), "closed days read as stored, again");
+            assertEquals(posted, perDay(get(api.port(), series, analyst)), "closed days read as stored, again");
             assertEquals(2, liveRows.get() - rowsBefore, "the answer holds the rows of the two live days only (one hour each):"
                     + " the closed days, seen closed, were not asked for");
             assertEquals(0, closedRows.get() - closedBefore, "no live row of a closed day was answered, so none left out");
@@ -130,13 +123,73 @@ class LiveSeriesTest {
             aggregator.flushNow();
             post.accept(2, 6);
             post.accept(3, 1);
-            expected.putAll(Map.of(days[2].toString(), posted.get(days[2].toString()), days[3].toString(),
-                    posted.get(days[3].toString())));
-            assertEquals(expected, perDay(get(api.port(), series, analyst)), "after a restart: stored plus live, the first report");
+            assertEquals(posted, perDay(get(api.port(), series, analyst)), "after a restart: stored plus live, the first report");
         } finally {
             if (api != null) {
                 api.stop();
             }
+            aggregator.close();
+        }
+    }
+
+    /**
+     * An aggregator older than the answer's next-writer field (its answers decode with 0 there),
+     * here the real one behind a relay that answers in the older format: the report cannot check
+     * its answer against a start-over racing the read, so it asks it again after the read, as the
+     * two steps do, instead of leaving its live counts out of every fixed series.
+     */
+    @Test
+    void an_aggregator_that_does_not_name_its_next_writer_still_counts_live_in_a_fixed_series(MiniHBase hbase) throws Exception {
+        Cube cube = CubeLoader.defaultCube();
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("older"));
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        Clock clock = Clock.systemUTC();
+        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
+                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
+        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of("ingest.port", "0",
+                "aggregator.id", "older", "flush.interval.ms", "60000", "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500")), clock);
+        String behind = "http://localhost:" + aggregator.port() + LiveCounts.PATH;
+        Javalin relay = Javalin.create().post(LiveCounts.PATH, ctx -> {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(behind)).header("Content-Type", LiveCounts.CONTENT_TYPE);
+            if (ctx.header("Authorization") != null) {
+                b.header("Authorization", ctx.header("Authorization"));
+            }
+            HttpResponse<byte[]> r = HTTP.send(b.POST(HttpRequest.BodyPublishers.ofByteArray(ctx.bodyAsBytes())).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            byte[] body = r.body();
+            if (r.statusCode() == 200) {
+                LiveCounts.Answer a = LiveCounts.decodeAnswer(body);
+                byte[] now = LiveCounts.encode(new LiveCounts.Answer(a.writer(), a.metrics(), a.rows()));
+                body = java.util.Arrays.copyOf(now, now.length - Long.BYTES); // the older format ends before the next id
+            }
+            ctx.status(r.statusCode()).contentType(LiveCounts.CONTENT_TYPE).result(body);
+        }).start(0);
+        Javalin api = null;
+        try {
+            new HeartbeatStore(hbase.connection(), layout, clock).advertise("older", "http://localhost:" + relay.port());
+            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(),
+                    ReportConfig.of(Map.of("report.live.timeout.ms", "10000")), new Metrics(), clock);
+            String analyst = deps.keys().create("analyst");
+            api = ReportApi.create(deps).start(0);
+            LocalDate today = LocalDate.now(ZoneOffset.UTC);
+            LocalDate yesterday = today.minusDays(1);
+            String series = "/v1/reports/campaign?from=" + yesterday + "&to=" + today.plusDays(1)
+                    + "&granularity=hour&metrics=impressions&advertiser=adv-1&campaign=c-1";
+            Instant noonYesterday = yesterday.atTime(12, 0).toInstant(ZoneOffset.UTC);
+            Instant startOfToday = today.atStartOfDay(ZoneOffset.UTC).toInstant();
+            postImpressions(aggregator.port(), "a-", 4, noonYesterday);
+            postImpressions(aggregator.port(), "b-", 3, startOfToday);
+            assertEquals(Map.of(yesterday.toString(), 4L, today.toString(), 3L), perDay(get(api.port(), series, analyst)),
+                    "live counts through an older aggregator, nothing flushed yet");
+            aggregator.flushNow();
+            postImpressions(aggregator.port(), "c-", 2, startOfToday);
+            assertEquals(Map.of(yesterday.toString(), 4L, today.toString(), 5L), perDay(get(api.port(), series, analyst)),
+                    "stored plus live through an older aggregator, each event once");
+        } finally {
+            if (api != null) {
+                api.stop();
+            }
+            relay.stop();
             aggregator.close();
         }
     }

@@ -56,7 +56,7 @@ import io.adreport.http.ReadFailure;
  * writers (a stash bounded like the rows read); after reading it asks for their current totals of
  * the same ranges and adds, per row and writer, the total minus the stored cell. Rows of days
  * already closed are left out (an aggregator that missed the close could still answer them;
- * {@link LiveReads#closed} reads meta after the answers), so a reconciled day reads as stored.
+ * {@link LiveDays#closed} reads meta after the answers), so a reconciled day reads as stored.
  * A fixed series instead asks at the same time as it reads, and only for the keys of days still
  * live ({@link #readSeries}); {@link LiveMerge} does the merge either way.
  *
@@ -141,7 +141,8 @@ public final class CounterReader {
             keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
         }
         LiveReads.Pending asked = LiveReads.Pending.NONE;
-        if (live.on() && !keys.isEmpty()) {
+        LiveCounts.Request request = null;
+        if (!keys.isEmpty() && live.anyToAsk()) { // no aggregator: not even a look at the days
             long firstLive = live.days().firstLive(UtcDay.epochDayOfBucketMinute(plan.fromMinute()),
                     UtcDay.epochDayOfBucketMinute(plan.toMinute() - 1));
             List<KeyRange> ranges = new ArrayList<>();
@@ -152,13 +153,17 @@ public final class CounterReader {
                 }
             }
             if (!ranges.isEmpty()) {
-                asked = live.askNow(new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix()));
+                request = new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix());
+                asked = live.askNow(request);
             }
         }
         List<Result> kept = asked.none() ? null : new ArrayList<>();
         Map<GroupKey, long[]> out = job.get(keys, kept);
         if (!asked.none()) {
-            job.live.add(out, job.live.acceptRacing(new ArrayList<>(asked.answers().values()), kept));
+            Map<String, Long> again = new HashMap<>(); // aggregators that do not name their next writer: the two steps' way
+            List<LiveCounts.Answer> answers = job.live.acceptRacing(asked.answers(), kept, again);
+            answers.addAll(live.totals(again, request));
+            job.live.add(out, answers);
         }
         return out;
     }

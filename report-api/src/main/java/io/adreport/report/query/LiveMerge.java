@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.client.Result;
  * <p>The stash is filled while reading ({@link #stash}) for the writers known before the read,
  * or, when the report asked while reading, after the answers from the rows it kept
  * ({@link #acceptRacing}), which also leaves out an answer whose writer started over during the
- * read. Rows of days already closed are left out of every answer ({@link LiveReads#closed}).
+ * read. Rows of days already closed are left out of every answer ({@link LiveDays#closed}).
  *
  * <p>Read tasks may stash concurrently (the stash is a concurrent map); {@link #add} runs on the
  * request thread after every read task ended.
@@ -68,19 +68,29 @@ final class LiveMerge {
     }
 
     /**
-     * Asking while reading: the answers that can be merged with {@code kept}, the rows read, each
-     * writer's cells stashed from them. An answer is left out (its writer read as stored) when a
-     * row read holds a cell of the id its writer takes at its next start-over (the start-over raced
-     * the read, see {@link LiveCounts}), or when it does not name that id (an older aggregator).
+     * Asking while reading: the answers (by aggregator URL) that can be merged with {@code kept},
+     * the rows read, each writer's cells stashed from them. An answer is left out (its writer read
+     * as stored) when a row read holds a cell of the id its writer takes at its next start-over
+     * (the start-over raced the read, see {@link LiveCounts}). An answer that does not name that id
+     * (an aggregator older than it) cannot be checked so: its writer's cells are stashed all the
+     * same and its URL and writer go to {@code again}, to be asked once more now that the read is
+     * over, as the two steps do ({@link LiveReads#totals}: exact when the writer is unchanged). Left
+     * out instead, such an aggregator's unflushed counts would be missing from every fixed series.
      */
-    List<LiveCounts.Answer> acceptRacing(List<LiveCounts.Answer> answers, List<Result> kept) {
+    List<LiveCounts.Answer> acceptRacing(Map<String, LiveCounts.Answer> answers, List<Result> kept, Map<String, Long> again) {
         List<LiveCounts.Answer> out = new ArrayList<>(answers.size());
         long[] scratch = new long[decoder.width()];
-        for (LiveCounts.Answer a : answers) {
+        for (Map.Entry<String, LiveCounts.Answer> e : answers.entrySet()) {
+            LiveCounts.Answer a = e.getValue();
             if (a.writer() == 0) {
                 continue; // keeps no live counts
             }
-            boolean raced = a.nextWriter() == 0;
+            if (a.nextWriter() == 0) {
+                stashWriter(a.writer(), kept);
+                again.put(e.getKey(), a.writer());
+                continue;
+            }
+            boolean raced = false;
             for (int i = 0; i < kept.size() && !raced; i++) {
                 raced = decoder.addWriterTo(scratch, kept.get(i), a.nextWriter());
             }
@@ -88,16 +98,20 @@ final class LiveMerge {
                 live.raced();
                 continue;
             }
-            for (Result r : kept) {
-                long[] cells = new long[decoder.width()];
-                if (decoder.addWriterTo(cells, r, a.writer())) {
-                    stored.put(new RowWriter(r.getRow(), a.writer()), cells);
-                }
-            }
+            stashWriter(a.writer(), kept);
             live.merged(a);
             out.add(a);
         }
         return out;
+    }
+
+    private void stashWriter(long writer, List<Result> kept) {
+        for (Result r : kept) {
+            long[] cells = new long[decoder.width()];
+            if (decoder.addWriterTo(cells, r, writer)) {
+                stored.put(new RowWriter(r.getRow(), writer), cells);
+            }
+        }
     }
 
     /**

@@ -117,9 +117,9 @@ public final class LiveReads {
                 "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)"));
     }
 
-    /** False for {@link #OFF}: reports read the stored counters alone. */
-    boolean on() {
-        return http != null;
+    /** True when some aggregator is live to ask (the list read from meta, cached); never for {@link #OFF}. */
+    boolean anyToAsk() {
+        return http != null && !urls().isEmpty();
     }
 
     /** Which days can still have live counts (not for {@link #OFF}, which asks nothing). */

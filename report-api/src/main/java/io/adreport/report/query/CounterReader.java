@@ -11,17 +11,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongPredicate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -59,7 +56,9 @@ import io.adreport.http.ReadFailure;
  * writers (a stash bounded like the rows read); after reading it asks for their current totals of
  * the same ranges and adds, per row and writer, the total minus the stored cell. Rows of days
  * already closed are left out (an aggregator that missed the close could still answer them;
- * {@link LiveReads#closed} reads meta after the answers), so a reconciled day reads as stored.
+ * {@link LiveDays#closed} reads meta after the answers), so a reconciled day reads as stored.
+ * A fixed series instead asks at the same time as it reads, and only for the keys of days still
+ * live ({@link #readSeries}); {@link LiveMerge} does the merge either way.
  *
  * <p><b>Failure.</b> An HBase error or a read slower than the timeout becomes a
  * {@link ReadFailure} (503); outstanding tasks are cancelled.
@@ -104,36 +103,67 @@ public final class CounterReader {
 
     /** Sums of {@code plan.columns()} per (bucket, groupBy values), live counts included. */
     public Map<GroupKey, long[]> read(ReportQuery q, QueryPlan plan) {
+        if (plan.pointLookup()) {
+            return readSeries(q, plan);
+        }
         Map<String, Long> writers = live.writers(q.rollup().name()); // before the read: see LiveCounts
         Job job = new Job(q, plan, writers);
         List<KeyRange> ranges = new ArrayList<>();
-        Map<GroupKey, long[]> out;
-        if (plan.pointLookup()) {
-            List<byte[]> keys = new ArrayList<>();
-            List<String> values = seriesValues(q);
-            for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
-                byte[] key = codec.counterKey(q.rollup(), plan.stored(), m, values);
-                keys.add(key);
-                ranges.add(new KeyRange(key, Bytes.add(key, new byte[] {0})));
-            }
-            out = job.get(keys);
+        List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
+        if (q.singleSeries()) {
+            int salt = codec.counterSalt(q.rollup(), seriesValues(q));
+            tasks.add(() -> job.scan(salt));
+            ranges.add(job.range(salt));
         } else {
-            List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
-            if (q.singleSeries()) {
-                int salt = codec.counterSalt(q.rollup(), seriesValues(q));
-                tasks.add(() -> job.scan(salt));
-                ranges.add(job.range(salt));
-            } else {
-                for (int salt = 0; salt < codec.saltBuckets(); salt++) {
-                    int s = salt;
-                    tasks.add(() -> job.scan(s));
-                    ranges.add(job.range(s));
+            for (int salt = 0; salt < codec.saltBuckets(); salt++) {
+                int s = salt;
+                tasks.add(() -> job.scan(s));
+                ranges.add(job.range(s));
+            }
+        }
+        Map<GroupKey, long[]> out = runAndMerge(tasks, job, plan.columns().size());
+        if (!writers.isEmpty()) {
+            job.live.add(out, live.totals(writers, new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix())));
+        }
+        return out;
+    }
+
+    /**
+     * A fixed series: its exact keys, and the live counts of the keys of days still live asked
+     * at the same time as the read ({@code LiveCounts}, "Asking while reading"): the report waits
+     * for the slower of the two, not for their sum. Keys of days known closed are not asked for.
+     */
+    private Map<GroupKey, long[]> readSeries(ReportQuery q, QueryPlan plan) {
+        Job job = new Job(q, plan, Map.of());
+        List<byte[]> keys = new ArrayList<>();
+        List<String> values = seriesValues(q);
+        for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
+            keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
+        }
+        LiveReads.Pending asked = LiveReads.Pending.NONE;
+        LiveCounts.Request request = null;
+        if (!keys.isEmpty() && live.anyToAsk()) { // no aggregator: not even a look at the days
+            long firstLive = live.days().firstLive(UtcDay.epochDayOfBucketMinute(plan.fromMinute()),
+                    UtcDay.epochDayOfBucketMinute(plan.toMinute() - 1));
+            List<KeyRange> ranges = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i++) {
+                long minute = plan.fromMinute() + (long) i * plan.stored().minutes();
+                if (UtcDay.epochDayOfBucketMinute(minute) >= firstLive) {
+                    ranges.add(new KeyRange(keys.get(i), Bytes.add(keys.get(i), new byte[] {0})));
                 }
             }
-            out = runAndMerge(tasks, job, plan.columns().size());
+            if (!ranges.isEmpty()) {
+                request = new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix());
+                asked = live.askNow(request);
+            }
         }
-        if (!writers.isEmpty()) {
-            job.addLive(out, live.totals(writers, new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix())));
+        List<Result> kept = asked.none() ? null : new ArrayList<>();
+        Map<GroupKey, long[]> out = job.get(keys, kept);
+        if (!asked.none()) {
+            Map<String, Long> again = new HashMap<>(); // aggregators that do not name their next writer: the two steps' way
+            List<LiveCounts.Answer> answers = job.live.acceptRacing(asked.answers(), kept, again);
+            answers.addAll(live.totals(again, request));
+            job.live.add(out, answers);
         }
         return out;
     }
@@ -168,19 +198,6 @@ public final class CounterReader {
         return q.rollup().dimensions().stream().map(q.filters()::get).toList();
     }
 
-    /** A counter row and one writer id: the stash key of that writer's stored cells in the row. */
-    private record RowWriter(byte[] row, long writer) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof RowWriter r && r.writer == writer && Arrays.equals(r.row, row);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * Arrays.hashCode(row) + Long.hashCode(writer);
-        }
-    }
-
     /**
      * The state one report's read tasks share: the row budget, the row decoder, and the stored
      * cells of the live writers (by row), for the live merge.
@@ -190,68 +207,19 @@ public final class CounterReader {
         private final QueryPlan plan;
         private final RowDecoder decoder;
         private final AtomicLong rows = new AtomicLong();
-        private final long[] liveWriters;
-        private final Map<RowWriter, long[]> stored = new ConcurrentHashMap<>();
+        private final LiveMerge live;
         private volatile boolean stopped;
 
         Job(ReportQuery q, QueryPlan plan, Map<String, Long> writers) {
             this.q = q;
             this.plan = plan;
             this.decoder = new RowDecoder(codec, q, plan);
-            this.liveWriters = writers.values().stream().mapToLong(Long::longValue).toArray();
+            this.live = new LiveMerge(decoder, plan, CounterReader.this.live, writers.values().stream().mapToLong(Long::longValue).toArray(),
+                    this::groupOf);
         }
 
         KeyRange range(int salt) {
             return codec.counterTimeRange(salt, plan.stored(), plan.fromMinute(), plan.toMinute());
-        }
-
-        /**
-         * Adds each live answer's rows: per row, the writer's current total minus what its stored
-         * cell held when the row was read (nothing when the row was not read).
-         */
-        void addLive(Map<GroupKey, long[]> out, List<LiveCounts.Answer> answers) {
-            long firstDay = Long.MAX_VALUE;
-            long lastDay = Long.MIN_VALUE;
-            long[][] days = new long[answers.size()][]; // each live row's UTC epoch day (Long.MIN_VALUE: no bucket), read once
-            for (int a = 0; a < answers.size(); a++) {
-                List<LiveCounts.Row> rows = answers.get(a).rows();
-                days[a] = new long[rows.size()];
-                for (int r = 0; r < rows.size(); r++) {
-                    long minute = bucketMinute(rows.get(r).key());
-                    long day = minute == Long.MIN_VALUE ? Long.MIN_VALUE : UtcDay.epochDayOfBucketMinute(minute);
-                    days[a][r] = day;
-                    if (day != Long.MIN_VALUE) {
-                        firstDay = Math.min(firstDay, day);
-                        lastDay = Math.max(lastDay, day);
-                    }
-                }
-            }
-            if (firstDay > lastDay) {
-                return;
-            }
-            LongPredicate closed = live.closed(firstDay, lastDay); // after the answers: see LiveReads, "Closed days"
-            int leftOut = 0;
-            for (int a = 0; a < answers.size(); a++) {
-                LiveCounts.Answer answer = answers.get(a);
-                int[] slot = plan.columns().stream().mapToInt(answer.metrics()::indexOf).toArray();
-                for (int r = 0; r < answer.rows().size(); r++) {
-                    LiveCounts.Row row = answer.rows().get(r);
-                    if (days[a][r] != Long.MIN_VALUE && closed.test(days[a][r])) {
-                        leftOut++;
-                        continue;
-                    }
-                    GroupKey key = groupOf(row.key());
-                    if (key == null) {
-                        continue;
-                    }
-                    long[] before = stored.get(new RowWriter(row.key(), answer.writer()));
-                    long[] sum = out.computeIfAbsent(key, k -> new long[decoder.width()]);
-                    for (int i = 0; i < sum.length; i++) {
-                        sum[i] += (slot[i] < 0 ? 0 : row.totals()[slot[i]]) - (before == null ? 0 : before[i]);
-                    }
-                }
-            }
-            live.leftOut(leftOut);
         }
 
         void stop() {
@@ -268,7 +236,7 @@ public final class CounterReader {
          * ({@link AsyncReads}: no pool between the request thread and the RPC) and are summed
          * here, on the request thread, as they arrive, under the report's one deadline.
          */
-        Map<GroupKey, long[]> get(List<byte[]> keys) {
+        Map<GroupKey, long[]> get(List<byte[]> keys, List<Result> kept) {
             long t0 = System.nanoTime();
             long deadline = t0 + timeout.toNanos();
             List<CompletableFuture<List<Result>>> reads = new ArrayList<>();
@@ -282,6 +250,9 @@ public final class CounterReader {
                     for (Result r : ReadFailure.await(read, deadline - System.nanoTime(), timeout)) {
                         count();
                         add(out, r);
+                        if (kept != null) {
+                            kept.add(r);
+                        }
                     }
                 }
                 getLatency.observeNanos(System.nanoTime() - t0);
@@ -341,21 +312,7 @@ public final class CounterReader {
             }
             long[] sum = out.computeIfAbsent(group, k -> new long[decoder.width()]);
             decoder.addTo(sum, r);
-            for (long w : liveWriters) {
-                long[] cells = new long[decoder.width()];
-                if (decoder.addWriterTo(cells, r, w)) {
-                    stored.put(new RowWriter(r.getRow(), w), cells);
-                }
-            }
-        }
-
-        /** The bucket minute of a counter row of this rollup, or {@code Long.MIN_VALUE} when it is none. */
-        private long bucketMinute(byte[] row) {
-            try {
-                return decoder.parse(row).bucketMinute();
-            } catch (RuntimeException e) {
-                return Long.MIN_VALUE;
-            }
+            live.stash(r);
         }
 
         /** The output cell a counter row sums into; null when the report does not want the row. */

@@ -3,7 +3,6 @@ package io.adreport.report.query;
 import io.adreport.schema.counting.LiveCounts;
 import io.adreport.schema.meta.AggregatorState;
 import io.adreport.schema.metrics.Metrics;
-import io.adreport.schema.time.UtcDay;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
-import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,17 +44,13 @@ import org.slf4j.LoggerFactory;
  * report, which then shows its counts as of its last flush: never more than the truth, and exact
  * again by its next flush. Counted in {@code adreport_report_live_misses_total}.
  *
- * <p><b>Closed days.</b> An aggregator stops counting a day once it sees the day closed, and never
- * answers rows of a day it knows closed. One that missed the close (paused past its heartbeat's
- * expiry, so the handshake went on without it: a zombie) can still answer them, and the nightly
- * job may already have folded its stored cells into the corrected base cell: adding its total
- * then would count those events twice. So after the answers arrive, the live rows of days that
- * could be closed (before today by this clock, plus {@link #CLOCK_MARGIN} for a reconciler's
- * clock ahead of it; the reconciler refuses today) are checked against meta, and those of days
- * closing or reconciled are left out ({@code adreport_report_live_closed_rows_total}). Meta is
- * read after the answers: if it still says live then, no fold had begun when the counters were
- * read, so the merge is exact. Meta unreadable: those days' live rows are left out (the report
- * may lag, never count twice).
+ * <p><b>Closed days</b> are {@link LiveDays}': live rows of days closed in meta are left out
+ * after the answers, and a fixed series does not ask for days known closed.
+ *
+ * <p><b>Asking while reading.</b> A fixed series asks at the same time as it reads HBase
+ * ({@link #askNow}, checked as {@code LiveCounts} describes, by {@link LiveMerge#acceptRacing}):
+ * no first step, and the report waits for the slower of the read and the answers, not their sum.
+ * Other reports keep the two steps around the read.
  *
  * <p>Thread-safe: the HTTP client is shared; the cached aggregator list is replaced whole.
  */
@@ -67,17 +60,14 @@ public final class LiveReads {
     static final Duration REFRESH = Duration.ofSeconds(1);
     /** Liveness of a heartbeat that declared no expiry (older instances). */
     private static final Duration LIVENESS = Duration.ofSeconds(30);
-    /** How far a reconciler's clock may run ahead of this one: a day is checked in meta until this long after it ended here. */
-    static final Duration CLOCK_MARGIN = Duration.ofMinutes(10);
 
     private final Supplier<List<AggregatorState>> aggregators;
-    private final BiFunction<LocalDate, LocalDate, Set<LocalDate>> closedDays;
+    private final LiveDays days;
     private final Clock clock;
     private final Duration timeout;
     private final HttpClient http;
     private final Metrics.Counter misses;
     private final Metrics.Counter rows;
-    private final Metrics.Counter closedRows;
     private final Metrics.Histogram askSeconds;
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
     /** The writer id last seen per aggregator and rollup; entries of aggregators gone from meta are dropped. */
@@ -96,13 +86,12 @@ public final class LiveReads {
 
     private LiveReads() {
         this.aggregators = List::of;
-        this.closedDays = (from, to) -> Set.of();
+        this.days = null;
         this.clock = Clock.systemUTC();
         this.timeout = Duration.ZERO;
         this.http = null;
         this.misses = null;
         this.rows = null;
-        this.closedRows = null;
         this.askSeconds = null;
     }
 
@@ -114,7 +103,6 @@ public final class LiveReads {
     public LiveReads(Supplier<List<AggregatorState>> aggregators, BiFunction<LocalDate, LocalDate, Set<LocalDate>> closedDays,
                      Clock clock, Duration timeout, Metrics metrics) {
         this.aggregators = aggregators;
-        this.closedDays = closedDays;
         this.clock = clock;
         this.timeout = timeout;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
@@ -125,8 +113,18 @@ public final class LiveReads {
         this.askSeconds = metrics.histogram("adreport_report_live_seconds",
                 "One step of the live-counts exchange: its calls to every live aggregator, sent to answered or timed out",
                 Metrics.LATENCY_BUCKETS);
-        this.closedRows = metrics.counter("adreport_report_live_closed_rows_total",
-                "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)");
+        this.days = new LiveDays(closedDays, clock, misses, metrics.counter("adreport_report_live_closed_rows_total",
+                "Live rows of days closed in meta that reports left out (an aggregator that missed the day's close)"));
+    }
+
+    /** True when some aggregator is live to ask (the list read from meta, cached); never for {@link #OFF}. */
+    boolean anyToAsk() {
+        return http != null && !urls().isEmpty();
+    }
+
+    /** Which days can still have live counts (not for {@link #OFF}, which asks nothing). */
+    LiveDays days() {
+        return days;
     }
 
     /**
@@ -185,31 +183,26 @@ public final class LiveReads {
     }
 
     /**
-     * Step 3, after the answers: which of the epoch days in [{@code fromDay}, {@code toDay}] are closed
-     * (their live rows must be left out). Days that cannot be closed yet are not looked up.
+     * Asking while reading ({@link LiveCounts}, "Asking while reading"): sends {@code request} to
+     * every live aggregator now and returns at once; {@link Pending#answers} waits for them. No
+     * writer ids are needed first: the caller checks each answer's writer against the rows it read.
      */
-    LongPredicate closed(long fromDay, long toDay) {
-        long firstUnclosable = UtcDay.epochDayOf(clock.instant().plus(CLOCK_MARGIN));
-        if (fromDay >= firstUnclosable) {
-            return day -> false;
+    Pending askNow(LiveCounts.Request request) {
+        if (http == null) {
+            return Pending.NONE;
         }
-        try {
-            Set<Long> closed = new HashSet<>();
-            closedDays.apply(LocalDate.ofEpochDay(fromDay), LocalDate.ofEpochDay(Math.min(toDay, firstUnclosable - 1)))
-                    .forEach(d -> closed.add(d.toEpochDay()));
-            return closed::contains;
-        } catch (RuntimeException e) {
-            LOG.debug("day states not read from meta; live rows of past days left out: {}", e.toString());
-            misses.inc();
-            return day -> day < firstUnclosable;
-        }
+        List<String> urls = urls();
+        return urls.isEmpty() ? Pending.NONE : send(urls, request);
     }
 
-    /** Counts live rows left out because their day is closed. */
-    void leftOut(int rowsOfClosedDays) {
-        if (closedRows != null && rowsOfClosedDays > 0) {
-            closedRows.add(rowsOfClosedDays);
-        }
+    /** Counts an answer left out because its writer started over while the report read HBase. */
+    void raced() {
+        misses.inc();
+    }
+
+    /** Counts the rows of an answer merged after asking while reading. */
+    void merged(LiveCounts.Answer a) {
+        rows.add(a.rows().size());
     }
 
     /** Presents {@code key} (a key of role {@code internal}; called per exchange) to every aggregator asked. */
@@ -228,40 +221,75 @@ public final class LiveReads {
     }
 
     private Map<String, LiveCounts.Answer> ask(List<String> urls, LiveCounts.Request request) {
+        return send(urls, request).answers();
+    }
+
+    private Pending send(List<String> urls, LiveCounts.Request request) {
         byte[] body = LiveCounts.encode(request);
         String key = credential();
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
         Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
         for (String url : urls) {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
-                    .header("Content-Type", LiveCounts.CONTENT_TYPE);
-            if (key != null) {
-                b.header("Authorization", "Bearer " + key);
-            }
-            HttpRequest r = b.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            calls.put(url, http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()));
+            calls.put(url, http.sendAsync(request(url, body, key), HttpResponse.BodyHandlers.ofByteArray()));
         }
-        Map<String, LiveCounts.Answer> out = new LinkedHashMap<>();
-        calls.forEach((url, call) -> {
-            try {
-                HttpResponse<byte[]> resp = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (resp.statusCode() != 200) {
-                    throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + new String(resp.body(),
-                            java.nio.charset.StandardCharsets.UTF_8));
-                }
-                out.put(url, LiveCounts.decodeAnswer(resp.body()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                call.cancel(true);
-            } catch (Exception e) {
-                call.cancel(true);
-                misses.inc();
-                LOG.debug("live counts of {} not read: {}", url, e.toString());
+        return new Pending(this, calls, start);
+    }
+
+    /** The one place a live-counts call is made: the aggregator's route, the deadline, the credential, the body. */
+    private HttpRequest request(String url, byte[] body, String key) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + LiveCounts.PATH)).timeout(timeout)
+                .header("Content-Type", LiveCounts.CONTENT_TYPE);
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        return b.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    }
+
+    /** Calls under way to every live aggregator, sharing one deadline ({@code report.live.timeout.ms} from the send). */
+    static final class Pending {
+        static final Pending NONE = new Pending(null, Map.of(), 0);
+
+        private final LiveReads owner;
+        private final Map<String, CompletableFuture<HttpResponse<byte[]>>> calls;
+        private final long start;
+
+        private Pending(LiveReads owner, Map<String, CompletableFuture<HttpResponse<byte[]>>> calls, long start) {
+            this.owner = owner;
+            this.calls = calls;
+            this.start = start;
+        }
+
+        boolean none() {
+            return calls.isEmpty();
+        }
+
+        /** The answers by URL, waiting until the deadline; a call failed or late is left out and counted. */
+        Map<String, LiveCounts.Answer> answers() {
+            if (calls.isEmpty()) {
+                return Map.of();
             }
-        });
-        askSeconds.observeNanos(System.nanoTime() - start);
-        return out;
+            long deadline = start + owner.timeout.toNanos();
+            Map<String, LiveCounts.Answer> out = new LinkedHashMap<>();
+            calls.forEach((url, call) -> {
+                try {
+                    HttpResponse<byte[]> resp = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (resp.statusCode() != 200) {
+                        throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + new String(resp.body(),
+                                java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                    out.put(url, LiveCounts.decodeAnswer(resp.body()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    call.cancel(true);
+                } catch (Exception e) {
+                    call.cancel(true);
+                    owner.misses.inc();
+                    LOG.debug("live counts of {} not read: {}", url, e.toString());
+                }
+            });
+            owner.askSeconds.observeNanos(System.nanoTime() - start);
+            return out;
+        }
     }
 
     private List<String> urls() {

@@ -108,7 +108,7 @@ public final class Aggregator implements AutoCloseable {
      */
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry, ProfileConfig profiles, TrustConfig trust) {
-        EdgeGuard guard = new EdgeGuard(trust, trust.mode(layout.cube()), new ApiKeyStore(connection, layout, clock, config.hbaseTimeout()),
+        EdgeGuard guard = new EdgeGuard(trust, layout.cube(), new ApiKeyStore(connection, layout, clock, config.hbaseTimeout()),
                 clock, registry);
         if (guard.mode() != TrustConfig.Mode.OFF && trust.keys().isEmpty()) {
             LOG.warn("ingest.beacons.signed is {} but beacon.keys is empty: no pixel beacon can verify (unsigned ones are refused in required mode, signed ones as unknown-key)",

@@ -1,5 +1,6 @@
 package io.adreport.aggregator.ingest;
 
+import io.adreport.schema.cube.Cube;
 import io.adreport.schema.meta.ApiKeyStore;
 import io.adreport.schema.meta.KeyRecord;
 import io.adreport.schema.metrics.Metrics;
@@ -53,10 +54,11 @@ public final class EdgeGuard {
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
     private final java.util.concurrent.ScheduledExecutorService preloader;
 
-    public EdgeGuard(TrustConfig config, TrustConfig.Mode mode, ApiKeyStore keys, Clock clock, Metrics registry) {
+    /** {@code cube}: the cube the pixel's beacons become events of (its {@link io.adreport.schema.trust.BeaconNames}). */
+    public EdgeGuard(TrustConfig config, Cube cube, ApiKeyStore keys, Clock clock, Metrics registry) {
         this.config = config;
-        this.mode = mode;
-        this.signer = BeaconSigner.of(config, clock);
+        this.mode = config.mode(cube);
+        this.signer = BeaconSigner.of(config, cube, clock);
         this.keys = keys;
         this.clock = clock;
         this.registry = registry;

@@ -51,7 +51,9 @@ public final class BeaconSigner {
     public enum Reason {
         UNSIGNED("unsigned"), UNKNOWN_KEY("unknown-key"), BAD_EXPIRY("bad-expiry"), BAD_SIGNATURE("bad-signature"),
         EXPIRED("expired"), FUTURE_EXPIRY("future-expiry"), CLICK_AFTER_EXPIRY("click-after-expiry"),
-        REPEATED_PARAMETER("repeated-parameter"), BAD_DEVICE_TOKEN("bad-device-token");
+        REPEATED_PARAMETER("repeated-parameter"), BAD_DEVICE_TOKEN("bad-device-token"),
+        /** Not the signature's: the pixel refuses a beacon whose campaign the registry has paused since it was served. */
+        CAMPAIGN_PAUSED("campaign-paused");
 
         public final String label;
 

@@ -83,6 +83,13 @@ public final class Aggregator implements AutoCloseable {
                 new Metrics());
     }
 
+    /** As above, with who may write ({@link TrustConfig}); the other settings their defaults (benchmarks, tools). */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock, TrustConfig trust) {
+        return start(connection, layout, parser, config, clock, TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()),
+                new Metrics(), ProfileConfig.defaults(), trust);
+    }
+
     /**
      * As {@link #start(Connection, TableLayout, EventParser, AggregatorConfig, Clock)}, with the
      * table source (fault injection) and the metrics registry (to share one {@code /metrics})

@@ -24,6 +24,7 @@ import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.EventParser;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.meta.HeartbeatStore;
+import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.UnidentifiedDevices;
@@ -82,6 +83,13 @@ public final class Aggregator implements AutoCloseable {
                 new Metrics());
     }
 
+    /** As above, with who may write ({@link TrustConfig}); the other settings their defaults (benchmarks, tools). */
+    public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
+                                   Clock clock, TrustConfig trust) {
+        return start(connection, layout, parser, config, clock, TableSource.of(connection, config.hbaseTimeout(), config.flushTimeout()),
+                new Metrics(), ProfileConfig.defaults(), trust);
+    }
+
     /**
      * As {@link #start(Connection, TableLayout, EventParser, AggregatorConfig, Clock)}, with the
      * table source (fault injection) and the metrics registry (to share one {@code /metrics})
@@ -108,8 +116,9 @@ public final class Aggregator implements AutoCloseable {
      */
     public static Aggregator start(Connection connection, TableLayout layout, EventParser parser, AggregatorConfig config,
                                    Clock clock, TableSource tables, Metrics registry, ProfileConfig profiles, TrustConfig trust) {
-        EdgeGuard guard = new EdgeGuard(trust, trust.mode(layout.cube()), new ApiKeyStore(connection, layout, clock, config.hbaseTimeout()),
-                clock, registry);
+        HeartbeatStore heartbeats = new HeartbeatStore(connection, layout, clock);
+        EdgeGuard guard = new EdgeGuard(trust, layout.cube(), new ApiKeyStore(connection, layout, clock, config.hbaseTimeout()),
+                new CampaignStore(connection, layout), heartbeats, config.aggregatorId(), clock, registry);
         if (guard.mode() != TrustConfig.Mode.OFF && trust.keys().isEmpty()) {
             LOG.warn("ingest.beacons.signed is {} but beacon.keys is empty: no pixel beacon can verify (unsigned ones are refused in required mode, signed ones as unknown-key)",
                     guard.mode().name().toLowerCase(java.util.Locale.ROOT));
@@ -119,7 +128,6 @@ public final class Aggregator implements AutoCloseable {
         // that reached a region server before then and still waits in its queue has passed its deadline.
         long counterCallMs = Math.max(config.hbaseTimeout().toMillis(), config.flushTimeout().toMillis());
         SendGate gate = new SendGate(Duration.ofMillis(Math.min(counterCallMs, 60_000)));
-        HeartbeatStore heartbeats = new HeartbeatStore(connection, layout, clock);
         DayCloseWatcher watcher = new DayCloseWatcher(new DayStatusStore(connection, layout, clock), heartbeats, clock, config.aggregatorId(),
                 config.dayCloseWindow(), config.heartbeatInterval(), gate, config.instances());
         watcher.start(config.dayClosePoll());

@@ -1,6 +1,10 @@
 package io.adreport.aggregator.ingest;
 
+import io.adreport.schema.campaign.CampaignStore;
+import io.adreport.schema.cube.Cube;
+import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.meta.ApiKeyStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.meta.KeyRecord;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.trust.BeaconSigner;
@@ -17,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Who may write through the ingest port, and who may read its live counts.
@@ -33,8 +38,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * the request path. A missing, unknown, revoked or other-role key is 401 before the body is read.
  *
  * <p><b>Beacons.</b> {@link #verify} applies {@link BeaconSigner} under the cube's
- * {@link TrustConfig.Mode} and counts every refusal by reason
- * ({@code adreport_beacons_refused_total}).
+ * {@link TrustConfig.Mode}, then refuses a beacon naming a campaign the registry has paused since
+ * the beacon was served ({@code campaign-paused}: {@link PausedCampaigns}, re-read by the same
+ * background thread), and counts every refusal by reason ({@code adreport_beacons_refused_total}).
+ * The same thread records the total refused so far in the aggregator's heartbeat row
+ * ({@link HeartbeatStore#beaconsRefused(String, long)}, only when it changed), continuing from the
+ * total the row held when this instance started; the report API sums the rows for the dashboard.
  */
 public final class EdgeGuard {
     static final Duration CACHE_TTL = Duration.ofSeconds(2);
@@ -52,14 +61,30 @@ public final class EdgeGuard {
     private final Metrics registry;
     private final ConcurrentHashMap<String, Cached> cache = new ConcurrentHashMap<>();
     private final java.util.concurrent.ScheduledExecutorService preloader;
+    private final PausedCampaigns paused;
+    private final HeartbeatStore heartbeats;
+    private final String aggregatorId;
+    private final LongAdder refused = new LongAdder();
+    /** The heartbeat row's total when this instance started (-1 until read), and the total last written. */
+    private long refusedBase = -1;
+    private long refusedWritten = -1;
 
-    public EdgeGuard(TrustConfig config, TrustConfig.Mode mode, ApiKeyStore keys, Clock clock, Metrics registry) {
+    /**
+     * @param cube         the cube the pixel's beacons become events of (its {@link io.adreport.schema.trust.BeaconNames})
+     * @param campaigns    the campaign registry (paused campaigns), or null for none
+     * @param heartbeats   where the refused total is recorded under {@code aggregatorId}, or null for nowhere
+     */
+    public EdgeGuard(TrustConfig config, Cube cube, ApiKeyStore keys, CampaignStore campaigns, HeartbeatStore heartbeats,
+                     String aggregatorId, Clock clock, Metrics registry) {
         this.config = config;
-        this.mode = mode;
-        this.signer = BeaconSigner.of(config, clock);
+        this.mode = config.mode(cube);
+        this.signer = BeaconSigner.of(config, cube, clock);
         this.keys = keys;
         this.clock = clock;
         this.registry = registry;
+        this.paused = campaigns == null || mode == TrustConfig.Mode.OFF ? PausedCampaigns.NONE : new PausedCampaigns(campaigns, registry);
+        this.heartbeats = heartbeats;
+        this.aggregatorId = aggregatorId;
         for (BeaconSigner.Reason r : BeaconSigner.Reason.values()) {
             refusedCounter(r.label); // every reason shows in /metrics from the start, at 0
         }
@@ -71,8 +96,10 @@ public final class EdgeGuard {
         preloader.scheduleWithFixedDelay(this::preload, 0, PRELOAD_EVERY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
-    /** Refreshes the entries of the active ingest and internal keys (a failed read waits for the next round). */
+    /** Refreshes the active keys' entries and the paused campaigns; records the refused total (a failed call waits for the next round). */
     private void preload() {
+        paused.refresh();
+        recordRefused();
         try {
             Instant expires = clock.instant().plus(CACHE_TTL);
             for (KeyRecord k : keys.keys()) {
@@ -85,9 +112,34 @@ public final class EdgeGuard {
         }
     }
 
-    /** Stops the preloading thread. */
+    private void recordRefused() {
+        if (heartbeats == null) {
+            return;
+        }
+        try {
+            if (refusedBase < 0) {
+                refusedBase = heartbeats.beaconsRefused(aggregatorId);
+                refusedWritten = refusedBase; // nothing to write until a beacon is refused
+            }
+            long total = refusedBase + refused.sum();
+            if (total != refusedWritten) {
+                heartbeats.beaconsRefused(aggregatorId, total);
+                refusedWritten = total;
+            }
+        } catch (RuntimeException e) {
+            // HBase unavailable: written at a later round
+        }
+    }
+
+    /** Stops the preloading thread, after a last record of the refused total. */
     void close() {
         preloader.shutdownNow();
+        try {
+            preloader.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        recordRefused();
     }
 
     public TrustConfig.Mode mode() {
@@ -145,7 +197,11 @@ public final class EdgeGuard {
     /** The pixel's verdict on a fired beacon; a refusal is counted by its reason. */
     BeaconSigner.Verdict verify(Map<String, List<String>> query) {
         BeaconSigner.Verdict v = signer.verify(query, mode);
+        if (v.refused() == null && paused.paused(v.fields().get(ProfileModel.ADVERTISER), v.fields().get(ProfileModel.CAMPAIGN))) {
+            v = new BeaconSigner.Verdict(BeaconSigner.Reason.CAMPAIGN_PAUSED, v.signed(), v.fields(), v.deviceToken());
+        }
         if (v.refused() != null) {
+            refused.increment();
             refusedCounter(v.refused().label).inc();
         } else {
             registry.counter("adreport_beacons_verified_total", "Pixel beacons that passed the signature check, by how",

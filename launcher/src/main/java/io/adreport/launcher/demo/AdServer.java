@@ -7,12 +7,19 @@ package io.adreport.launcher.demo;
  * belongs to, or that the slot goes unfilled.
  */
 interface AdServer extends CapGate {
-    /** A sold slot: what the impression beacon the ad server returned says. */
-    record Served(String advertiser, String campaign, String creative, String impressionId, long costMicros) {
+    /**
+     * A sold slot: what the impression beacon the ad server returned says, and its signed click URL
+     * (null when none), which the browser fires with the click's {@code ts} appended if it clicks.
+     */
+    record Served(String advertiser, String campaign, String creative, String impressionId, long costMicros, String clickUrl) {
     }
 
     /** Returned when the ad server could not be asked: the demo then picks locally (fails open). */
-    Served LOCAL = new Served("", "", "", "", 0);
+    Served LOCAL = new Served("", "", "", "", 0, null);
+
+    /** Fires a beacon URL as a browser would (a click when it happens). */
+    default void fire(String url) {
+    }
 
     /** The ad for this slot, null when no ad is eligible, or {@link #LOCAL}. */
     Served serve(AdNetwork.Zone zone, AdNetwork.Device device);

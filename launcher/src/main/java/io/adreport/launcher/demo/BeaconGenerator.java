@@ -61,7 +61,12 @@ final class BeaconGenerator {
         }
     }
 
-    private record Held(Instant due, long order, String line) implements Comparable<Held> {
+    /** A beacon delivered later; {@code pixel}: the signed URL a browser fires at the same time, or null. */
+    private record Held(Instant due, long order, String line, String pixel) implements Comparable<Held> {
+        Held(Instant due, long order, String line) {
+            this(due, order, line, null);
+        }
+
         @Override
         public int compareTo(Held o) {
             int c = due.compareTo(o.due);
@@ -114,9 +119,12 @@ final class BeaconGenerator {
         }
         List<String> out = new ArrayList<>(Math.max(budget, 16));
         while (!held.isEmpty() && !held.peek().due().isAfter(to)) {
-            String line = held.poll().line();
-            out.add(line);
-            remember(line);
+            Held h = held.poll();
+            out.add(h.line());
+            remember(h.line());
+            if (h.pixel() != null && gate instanceof AdServer server) {
+                server.fire(h.pixel()); // the browser's click on the signed URL: the same event, so one of the two is a duplicate
+            }
         }
         int fresh = Math.max(0, budget - out.size());
         List<Held> newlyHeld = new ArrayList<>();
@@ -192,10 +200,13 @@ final class BeaconGenerator {
         }
         if (room && rng.nextDouble() < AdNetwork.clickThroughRate(creative, zone)) {
             Instant clickTs = ts.plus(logUniform(MIN_CLICK_DELAY, MAX_CLICK_DELAY));
-            ObjectNode click = beacon("click", nextId('c'), clickTs);
+            // Clicked on an ad the ad server chose: the click is its signed click URL's event (its id), fired when it happens
+            String clickUrl = chosen != null ? served.clickUrl() : null;
+            String clickId = clickUrl == null ? null : ServeAdClient.param(clickUrl, "id");
+            ObjectNode click = beacon("click", clickId != null ? clickId : nextId('c'), clickTs);
             click.put("impressionId", id);
             click.put("device", device.id());
-            newlyHeld.add(new Held(clickTs, seq, write(click)));
+            newlyHeld.add(new Held(clickTs, seq, write(click), clickId == null ? null : clickUrl + "&ts=" + clickTs.toEpochMilli()));
             if (rng.nextDouble() < creative.conversionRate()) {
                 Instant conversionTs = clickTs.plus(logUniform(MIN_CONVERSION_DELAY, MAX_CONVERSION_DELAY));
                 ObjectNode conversion = beacon("conversion", nextId('v'), conversionTs);

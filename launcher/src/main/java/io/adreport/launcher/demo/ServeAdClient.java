@@ -19,12 +19,15 @@ import org.slf4j.LoggerFactory;
  * key: one request per slot. The sold impression is the one the answer's impression beacon
  * describes (its id and {@code costMicros}); the demo delivers that beacon, and the click and
  * conversion beacons of the same impression, through its batched ingest path. Like a browser, it
- * also fires the signed impression URL it was given at the pixel (the one the batched path sends
- * too, so one of the two is a duplicate), and every {@value #FORGE_EVERY}th time a forged copy
- * (cost multiplied by 1,000, a new id): the pixel refuses it, which {@code /metrics} of the
- * ingest shows in {@code adreport_beacons_refused_total}. Fails open: when
- * the API cannot be asked the slot is filled by the local pick (counted, logged once), so the demo
- * keeps running while the API restarts.
+ * also fires the signed URLs it was given at the pixel: the impression URL at once, the click URL
+ * (with the click's {@code ts}) when the simulated device clicks ({@link BeaconGenerator}); the
+ * batched path carries the same events, so one of each pair is a duplicate. Every
+ * {@value #FORGE_EVERY}th ad request it also fires a forged beacon, alternately the impression URL
+ * with its cost multiplied by 1,000 and the impression without its signature (both under a new
+ * id): the pixel refuses them ({@code adreport_beacons_refused_total}, the dashboard's refused
+ * beacons tile), and {@link #forged()} says how many it fired. Fails open: when the API cannot be
+ * asked the slot is filled by the local pick (counted, logged once), so the demo keeps running
+ * while the API restarts.
  */
 public final class ServeAdClient implements AdServer {
     private static final Logger LOG = LoggerFactory.getLogger(ServeAdClient.class);
@@ -38,6 +41,7 @@ public final class ServeAdClient implements AdServer {
     private final LongAdder failed = new LongAdder();
     private final LongAdder fired = new LongAdder();
     private final LongAdder forged = new LongAdder();
+    private final LongAdder answered = new LongAdder();
     static final int FORGE_EVERY = 100;
     private volatile boolean warned;
 
@@ -66,12 +70,14 @@ public final class ServeAdClient implements AdServer {
             }
             String impression = ad.path("beacons").path("impression").asText();
             fire(impression);
-            if (asked.sum() % FORGE_EVERY == 0) {
+            long n = asked.sum();
+            if (n % FORGE_EVERY == 0) {
                 forged.increment();
-                fire(forge(impression));
+                fire(n % (2 * FORGE_EVERY) == 0 ? forge(impression) : unsigned(impression));
             }
+            String click = ad.path("beacons").path("click").asText(null);
             return new Served(ad.path("advertiser").asText(), ad.path("campaign").asText(), ad.path("creative").asText(),
-                    ad.path("impressionId").asText(), cost(impression));
+                    ad.path("impressionId").asText(), cost(impression), click);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return LOCAL;
@@ -85,15 +91,32 @@ public final class ServeAdClient implements AdServer {
         }
     }
 
-    /** Fires a beacon URL as a browser would, without waiting for the answer. */
-    private void fire(String url) {
+    /** Fires a beacon URL as a browser would, without waiting for the answer ({@link #unanswered()} counts it until then). */
+    @Override
+    public void fire(String url) {
+        HttpRequest request;
         try {
-            fired.increment();
-            http.sendAsync(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build(),
-                    HttpResponse.BodyHandlers.discarding());
+            request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build();
         } catch (IllegalArgumentException e) { // not a URL: nothing to fire
-            fired.decrement();
+            return;
         }
+        fired.increment();
+        http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, failure) -> answered.increment());
+    }
+
+    /** Forged beacons fired so far (each refused by a pixel that verifies signatures). */
+    public long forged() {
+        return forged.sum();
+    }
+
+    /** Beacons fired whose answer (or failure) has not come back yet. */
+    public long unanswered() {
+        return fired.sum() - answered.sum();
+    }
+
+    /** An impression beacon without its signature, under a new id: what a pixel written by hand looks like. */
+    static String unsigned(String url) {
+        return url.replaceAll("&(kid|exp|sig)=[^&]*", "").replace("&id=", "&id=unsigned-");
     }
 
     /** A forged copy of a signed impression beacon: its cost times 1,000, under a new id. */
@@ -104,13 +127,19 @@ public final class ServeAdClient implements AdServer {
 
     /** The {@code costMicros} parameter of a beacon URL. */
     static long cost(String beaconUrl) {
+        String v = param(beaconUrl, "costMicros");
+        return v == null ? 0 : Long.parseLong(v);
+    }
+
+    /** The decoded parameter {@code name} of a beacon URL, or null. */
+    static String param(String beaconUrl, String name) {
         int q = beaconUrl.indexOf('?');
         for (String p : beaconUrl.substring(q + 1).split("&")) {
-            if (p.startsWith("costMicros=")) {
-                return Long.parseLong(URLDecoder.decode(p.substring("costMicros=".length()), StandardCharsets.UTF_8));
+            if (p.startsWith(name + "=")) {
+                return URLDecoder.decode(p.substring(name.length() + 1), StandardCharsets.UTF_8);
             }
         }
-        return 0;
+        return null;
     }
 
     /** e.g. {@code "ad requests: 3,600 asked, 41 unfilled, 0 failed"}. */

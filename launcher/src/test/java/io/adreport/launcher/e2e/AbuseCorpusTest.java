@@ -32,7 +32,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (k2 signs, k1 still verifies). Each attempt must be answered with its reason and store
  * nothing: afterwards the raw rows, the campaign's counters (live counts included, which the
  * report API reads with its internal key), its spend and the device's view history equal the
- * recount of the genuine beacons this test fired (one impression, one click), kept here.
+ * recount of the genuine beacons this test fired (one impression, one click), kept here. A
+ * genuine beacon of a campaign paused after it was served is refused too ({@code campaign-paused}):
+ * nothing counted, spent or recorded as a view for it.
  */
 @ExtendWith(HBaseExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -63,6 +65,16 @@ class AbuseCorpusTest {
                 "{\"frequencyCaps\": [{\"max\": 2, \"window\": \"1d\"}], \"budget\": {\"dailyMicros\": 1000000000}}").statusCode());
         assertEquals(201, stack.api("PUT", "/v1/zones/site1/top", stack.publisher,
                 "{\"ads\": [{\"advertiser\": \"adv1\", \"campaign\": \"abuse\", \"creative\": \"cr1\", \"ecpmMicros\": 2000000}]}").statusCode());
+        // a second campaign, alone in its zone, served once and then paused
+        assertEquals(201, stack.api("PUT", "/v1/campaigns/adv1/halted", stack.advertiser,
+                "{\"budget\": {\"dailyMicros\": 1000000000}}").statusCode());
+        assertEquals(201, stack.api("PUT", "/v1/zones/site1/side", stack.publisher,
+                "{\"ads\": [{\"advertiser\": \"adv1\", \"campaign\": \"halted\", \"creative\": \"cr2\", \"ecpmMicros\": 3000000}]}")
+                .statusCode());
+        String halted = query(serve(VICTIM, "side").path("beacons").path("impression").asText());
+        assertEquals(200, stack.api("PUT", "/v1/campaigns/adv1/halted", stack.advertiser,
+                "{\"status\": \"paused\", \"budget\": {\"dailyMicros\": 1000000000}}").statusCode());
+        EdgeStack.await("the aggregator knows the campaign is paused", () -> metric("adreport_beacons_paused_campaigns") == 1);
         JsonNode ad = serve(VICTIM);
         String imp = query(ad.path("beacons").path("impression").asText());
         String click = query(ad.path("beacons").path("click").asText());
@@ -105,6 +117,8 @@ class AbuseCorpusTest {
         // a click whose own time lies after the signed expiry
         refused("click-after-expiry", click + "&ts="
                 + Instant.now().plus(Duration.ofHours(2)).toEpochMilli());
+        // a genuine beacon of a campaign paused after it was served: no spend, no view, no count
+        refused("campaign-paused", halted);
         // a beacon written by hand, and one whose device token is not a hash
         refused("unsigned", "type=impression&id=hand-1&ts=" + Instant.now().toEpochMilli() + "&advertiser=adv1&campaign=abuse&costMicros=1");
         refused("bad-device-token", imp.replace(victimToken, "not-a-hash"));
@@ -132,6 +146,9 @@ class AbuseCorpusTest {
         // nothing of it was stored or counted
         Thread.sleep(500); // longer than spend.flush.ms: a forged cost would have reached the spend rows
         settled(rawRows, impressions, spend);
+        assertEquals(0, stack.campaignCounts("halted")[0], "the paused campaign's impressions");
+        assertEquals(0, stack.apiJson("GET", "/v1/campaigns/adv1/halted/budget", stack.advertiser, null).path("spentTodayMicros").asLong(),
+                "the paused campaign's spend");
         assertEquals("allowed", stack.check(VICTIM, "adv1/abuse"), "one view of two allowed: no forged view was recorded");
         assertEquals("allowed", stack.check(OTHER, "adv1/abuse"));
         long[] refusedAfter = refusedInMetrics();
@@ -152,11 +169,15 @@ class AbuseCorpusTest {
     // ---- helpers ----------------------------------------------------------------------------------
 
     private JsonNode serve(String device) throws Exception {
+        return serve(device, "top");
+    }
+
+    private JsonNode serve(String device, String zone) throws Exception {
         JsonNode[] ad = new JsonNode[1];
         EdgeStack.await("the ad server serves the campaign", () -> {
             try {
                 JsonNode a = stack.apiJson("POST", "/v1/serve/ad", stack.adserver,
-                        "{\"site\": \"site1\", \"zone\": \"top\", \"device\": \"" + device + "\"}").path("ads");
+                        "{\"site\": \"site1\", \"zone\": \"" + zone + "\", \"device\": \"" + device + "\"}").path("ads");
                 ad[0] = a.isEmpty() ? null : a.get(0);
                 return ad[0] != null;
             } catch (Exception e) {
@@ -223,6 +244,16 @@ class AbuseCorpusTest {
         }
         assertFalse(out.isEmpty(), "the refusal counter is exported: " + metrics);
         return out;
+    }
+
+    /** A metric of the ingest's {@code /metrics} without labels (-1 when absent). */
+    private long metric(String name) {
+        try {
+            Matcher m = Pattern.compile("(?m)^" + name + " ([0-9.]+)").matcher(stack.send("GET", stack.ingestBase + "/metrics", null, null).body());
+            return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private long[] refusedInMetrics() throws Exception {

@@ -25,7 +25,8 @@ import io.adreport.http.RecordSchemas;
 /**
  * Drift reports of the nightly reconcile job, for analysts: {@code GET /v1/reconcile/{day}} and
  * {@code GET /v1/reconcile?from&to} (the days that were closed or reconciled in a range). The
- * drift JSON is the job's own, passed through unchanged.
+ * drift JSON is the job's own, passed through unchanged. The list also carries the aggregators'
+ * count of refused pixel beacons (the dashboard's data-quality tile beside the drift table).
  */
 final class ReconcileController {
     static final int MAX_DAYS = 92;
@@ -43,18 +44,28 @@ final class ReconcileController {
                             @RecordSchemas.Nullable String reconciledAt, @RecordSchemas.Nullable JsonNode drift) {
     }
 
-    /** @param days closed or reconciled days of the range, oldest first */
+    /**
+     * @param days           closed or reconciled days of the range, oldest first
+     * @param beaconsRefused pixel beacons the aggregators refused (forged, altered, expired, replayed,
+     *                       for a paused campaign: docs/SECURITY.md), not of the range: every
+     *                       aggregator's total as its heartbeat row records it (about every second),
+     *                       summed; counted across restarts
+     */
     @RecordSchemas.Name("DayReports")
-    public record DayReports(List<DayReport> days) {
+    public record DayReports(List<DayReport> days, long beaconsRefused) {
     }
 
     private final DayStatusStore meta;
+    private final java.util.function.LongSupplier beaconsRefused;
     private final AccessPolicy policy;
     private final ObjectMapper mapper;
     private final Clock clock;
 
-    ReconcileController(DayStatusStore meta, AccessPolicy policy, ObjectMapper mapper, Clock clock) {
+    /** @param beaconsRefused the aggregators' refused-beacon total ({@code HeartbeatStore#beaconsRefused()}) */
+    ReconcileController(DayStatusStore meta, java.util.function.LongSupplier beaconsRefused, AccessPolicy policy, ObjectMapper mapper,
+                        Clock clock) {
         this.meta = meta;
+        this.beaconsRefused = beaconsRefused;
         this.policy = policy;
         this.mapper = mapper;
         this.clock = clock;
@@ -82,7 +93,7 @@ final class ReconcileController {
             throw badParam("from", "the range must be at most " + MAX_DAYS + " days");
         }
         List<DayReport> days = meta.days(from, to).values().stream().filter(DayState::closed).map(this::report).toList();
-        ctx.json(new DayReports(days));
+        ctx.json(new DayReports(days, beaconsRefused.getAsLong()));
     }
 
     private DayReport report(DayState s) {

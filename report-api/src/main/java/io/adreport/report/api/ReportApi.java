@@ -150,7 +150,7 @@ public final class ReportApi {
                 cfg.queryTimeout(), deps.metrics());
         ReportController reports = new ReportController(deps.cube(), params, policy, engine, exporter, deps.days(), async,
                 deps.clock(), mapper);
-        ReconcileController reconcile = new ReconcileController(deps.days(), policy, mapper, deps.clock());
+        ReconcileController reconcile = new ReconcileController(deps.days(), deps.aggregators()::beaconsRefused, policy, mapper, deps.clock());
         BearerAuth auth = new BearerAuth(deps.keys());
         ErrorMapper errors = new ErrorMapper();
 
@@ -169,7 +169,7 @@ public final class ReportApi {
                         params.docs(), merge(common, Map.of(200, "report rows and day status (csv, ndjson: the Adreport-Days header; ndjson: a final {rows, days} line)", 400, "a parameter breaks a rule",
                         404, "unknown rollup", 503, "HBase unavailable")), reports::report,
                         List.of("application/json", "text/csv", "application/x-ndjson")).withAnswer(ReportResponse.class),
-                new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift (analysts)",
+                new ApiRoute(HandlerType.GET, "/v1/reconcile", "Closed and reconciled days of a range with their drift, and the refused pixel beacons (analysts)",
                         "reconcile", true, List.of(
                         ApiRoute.Param.query("from", "string", "first UTC day YYYY-MM-DD; default 6 days before to"),
                         ApiRoute.Param.query("to", "string", "last UTC day YYYY-MM-DD, inclusive; default today; at most "

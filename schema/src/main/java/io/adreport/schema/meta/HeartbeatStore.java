@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
@@ -25,7 +26,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  *                  heartbeat before then, and is not waited for after it (a stopped instance
  *                  sets it to its stop time); instances (4-byte int): the aggregator.instances
  *                  it runs with; ack/YYYY-MM-DD (epoch ms) per day it has closed; live: the
- *                  base URL where it answers live-counts requests
+ *                  base URL where it answers live-counts requests; beaconsRefused (8-byte long):
+ *                  how many beacons its pixel has refused, across its restarts
  * </pre>
  * Thread-safe; one table per call over the shared {@link Connection}.
  */
@@ -34,6 +36,7 @@ public final class HeartbeatStore {
     private static final byte[] EXPIRES_AT = Bytes.toBytes("expiresAt");
     private static final byte[] INSTANCES = Bytes.toBytes("instances");
     private static final byte[] LIVE_URL = Bytes.toBytes("live");
+    private static final byte[] BEACONS_REFUSED = Bytes.toBytes("beaconsRefused");
     private static final String ACK = "ack/";
 
     private final MetaTable meta;
@@ -82,6 +85,34 @@ public final class HeartbeatStore {
         Put p = new Put(Bytes.toBytes("agg/" + id));
         p.addColumn(F, LIVE_URL, Bytes.toBytes(liveUrl));
         meta.put(p);
+    }
+
+    /**
+     * Records that aggregator {@code id}'s pixel has refused {@code total} beacons (forged, expired,
+     * replayed, for a paused campaign...), counted across its restarts.
+     */
+    public void beaconsRefused(String id, long total) {
+        meta.put(new Put(Bytes.toBytes("agg/" + id)).addColumn(F, BEACONS_REFUSED, Bytes.toBytes(total)));
+    }
+
+    /** The refused total aggregator {@code id} last recorded (0 when never). */
+    public long beaconsRefused(String id) {
+        try {
+            byte[] v = meta.get(new Get(Bytes.toBytes("agg/" + id)).addColumn(F, BEACONS_REFUSED)).getValue(F, BEACONS_REFUSED);
+            return v == null || v.length != 8 ? 0 : Bytes.toLong(v);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The refused totals of every aggregator that ever recorded one, summed. */
+    public long beaconsRefused() {
+        long[] sum = {0};
+        meta.scan(new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0")).addColumn(F, BEACONS_REFUSED), r -> {
+            byte[] v = r.getValue(F, BEACONS_REFUSED);
+            sum[0] += v == null || v.length != 8 ? 0 : Bytes.toLong(v);
+        });
+        return sum[0];
     }
 
     public List<AggregatorState> aggregators() {

@@ -1,5 +1,6 @@
 package io.adreport.schema.trust;
 
+import io.adreport.schema.cube.Cube;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -20,9 +21,10 @@ import javax.crypto.spec.SecretKeySpec;
  * Signs the beacon URLs the ad server hands out and verifies them when the pixel is fired.
  *
  * <p><b>What is signed.</b> Every parameter of the URL except {@code sig} itself, and except a
- * click's {@code ts} (the browser appends it when the click happens; it must lie before the
- * signed expiry). That covers whatever is counted or billed: type, id, impression id,
- * advertiser, campaign, creative, site, zone, country, device type, cost, the device token
+ * click's time field (the browser appends it when the click happens; it must lie before the
+ * signed expiry). Which beacon is a click and what its time field is called are the cube's
+ * ({@link BeaconNames}: {@code type=click} and {@code ts} in the ads cube). That covers
+ * whatever is counted or billed: type, id, impression id, advertiser, campaign, creative, site, zone, country, device type, cost, the device token
  * {@code dt}, the key id {@code kid} and the expiry {@code exp} (epoch ms). Adding, removing or
  * changing any of them breaks the signature; so does a parameter given twice.
  *
@@ -49,7 +51,9 @@ public final class BeaconSigner {
     public enum Reason {
         UNSIGNED("unsigned"), UNKNOWN_KEY("unknown-key"), BAD_EXPIRY("bad-expiry"), BAD_SIGNATURE("bad-signature"),
         EXPIRED("expired"), FUTURE_EXPIRY("future-expiry"), CLICK_AFTER_EXPIRY("click-after-expiry"),
-        REPEATED_PARAMETER("repeated-parameter"), BAD_DEVICE_TOKEN("bad-device-token");
+        REPEATED_PARAMETER("repeated-parameter"), BAD_DEVICE_TOKEN("bad-device-token"),
+        /** Not the signature's: the pixel refuses a beacon whose campaign the registry has paused since it was served. */
+        CAMPAIGN_PAUSED("campaign-paused");
 
         public final String label;
 
@@ -71,18 +75,31 @@ public final class BeaconSigner {
 
     private final BeaconKeys keys;
     private final Duration ttl;
+    private final BeaconNames names;
     private final Clock clock;
     private final Map<String, ThreadLocal<Mac>> macs = new TreeMap<>();
 
+    /** A signer for beacons without an appended click time ({@link BeaconNames#NONE}): enough to sign. */
     public BeaconSigner(BeaconKeys keys, Duration ttl, Clock clock) {
+        this(keys, ttl, BeaconNames.NONE, clock);
+    }
+
+    /** A signer that verifies the beacons of a cube with {@code names}. */
+    public BeaconSigner(BeaconKeys keys, Duration ttl, BeaconNames names, Clock clock) {
         this.keys = keys;
         this.ttl = ttl;
+        this.names = names;
         this.clock = clock;
         keys.byId().forEach((id, secret) -> macs.put(id, ThreadLocal.withInitial(() -> mac(secret))));
     }
 
     public static BeaconSigner of(TrustConfig config, Clock clock) {
         return new BeaconSigner(config.keys(), config.beaconTtl(), clock);
+    }
+
+    /** The signer of {@code config} for the beacons of {@code cube} (its {@link BeaconNames}). */
+    public static BeaconSigner of(TrustConfig config, Cube cube, Clock clock) {
+        return new BeaconSigner(config.keys(), config.beaconTtl(), BeaconNames.of(cube), clock);
     }
 
     /** Whether this signer has a key to sign with. */
@@ -155,10 +172,8 @@ public final class BeaconSigner {
         }
         TreeMap<String, String> signedPart = new TreeMap<>(all);
         signedPart.remove(SIG);
-        String ts = null;
-        if ("click".equals(all.get("type"))) {
-            ts = signedPart.remove("ts");
-        }
+        String appended = names.appendedField(all);
+        String ts = appended == null ? null : signedPart.remove(appended);
         if (!MessageDigest.isEqual(mac(kid, signedPart).getBytes(StandardCharsets.US_ASCII), sig.getBytes(StandardCharsets.UTF_8))) {
             return new Verdict(Reason.BAD_SIGNATURE, false, fields, token);
         }

@@ -208,10 +208,15 @@ function renderTable(body, groupBy, metrics) {
 
 // The drift JSON is the reconcile job's report, passed through by the API: its day-wide figures
 // are under drift.totals. A closing day (recount running or failed) has no report yet: dashes.
+// The same answer carries the aggregators' count of refused pixel beacons: its own tile.
 async function renderDrift() {
-  if (state.role !== 'analyst') { $('drift-card').hidden = true; return; }
+  if (state.role !== 'analyst') { $('drift-card').hidden = true; $('trust-kpis').hidden = true; return; }
   const body = await api('/v1/reconcile');
   $('drift-card').hidden = false;
+  $('trust-kpis').hidden = false;
+  const refused = $('kpi-beaconsRefused').querySelector('.value');
+  refused.textContent = fmt('beaconsRefused', body.beaconsRefused);
+  refused.dataset.value = String(body.beaconsRefused);
   const figures = [['eventsRead', 'events read'], ['cellsCorrected', 'cells corrected'], ['absoluteDrift', 'absolute drift']];
   const table = $('drift-table');
   const head = el('tr');

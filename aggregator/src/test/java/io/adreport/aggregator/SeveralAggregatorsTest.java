@@ -185,7 +185,7 @@ class SeveralAggregatorsTest {
             chunk.forEach(e -> body.append(e.json()).append('\n'));
             try {
                 var r = TestStack.HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + port + "/v1/events"))
-                        .timeout(Duration.ofSeconds(30)).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+                        .timeout(Duration.ofSeconds(60)).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.toString())).build(),
                         java.net.http.HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
                     unanswered.addAll(chunk);

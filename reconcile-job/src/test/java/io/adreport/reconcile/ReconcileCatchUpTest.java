@@ -61,7 +61,7 @@ class ReconcileCatchUpTest {
 
         try (s) {
             s.start();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos(); // a ceiling on the wait, not a timing
             while (!s.daysFor(clock.instant()).isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }

@@ -107,7 +107,7 @@ final class EdgeStack implements AutoCloseable {
     }
 
     HttpResponse<String> send(String method, String url, String key, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (key != null) {
             b.header("Authorization", "Bearer " + key);
@@ -127,7 +127,7 @@ final class EdgeStack implements AutoCloseable {
 
     /** Fires a beacon URL as a browser would. */
     HttpResponse<byte[]> fire(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build(),
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
                 HttpResponse.BodyHandlers.ofByteArray());
     }
 

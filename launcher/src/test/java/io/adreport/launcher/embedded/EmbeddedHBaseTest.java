@@ -58,7 +58,7 @@ class EmbeddedHBaseTest {
             assertNull(hbase.failure(), "a running HBase reports no failure");
             hbase.cluster().getRegionServers().get(0).getRegionServer().abort("test: what a lost ZooKeeper session does");
             String failure = null;
-            for (int i = 0; i < 300 && failure == null; i++) {
+            for (int i = 0; i < 1200 && failure == null; i++) { // up to 2 minutes
                 failure = hbase.failure();
                 Thread.sleep(100);
             }

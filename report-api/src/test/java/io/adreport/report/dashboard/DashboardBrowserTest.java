@@ -114,7 +114,7 @@ class DashboardBrowserTest {
     }
 
     private WebDriverWait waiting() {
-        return new WebDriverWait(driver, Duration.ofSeconds(40), Duration.ofMillis(200));
+        return new WebDriverWait(driver, Duration.ofMinutes(2), Duration.ofMillis(200));
     }
 
     private void signIn(String key) {

@@ -11,6 +11,7 @@ import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.trust.BeaconKeys;
 import io.adreport.schema.trust.BeaconSigner;
 import io.adreport.schema.trust.TrustConfig;
+import io.adreport.testkit.MiniHBase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,12 +69,8 @@ public final class PixelVerifyHttpHarness {
         int threads = Math.min(4, Integer.parseInt(o.getOrDefault("threads", "2"))); // pixel-urls.lua splits a span in four
         int connections = Integer.parseInt(o.getOrDefault("connections", "16"));
 
-        org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
-        HBaseTestingUtility util = new HBaseTestingUtility();
+        HBaseTestingUtility util = MiniHBase.utility();
         Configuration conf = util.getConfiguration();
-        conf.setInt("hbase.master.info.port", -1);
-        conf.setInt("hbase.regionserver.info.port", -1);
-        conf.setInt("hbase.regionserver.handler.count", 30);
         util.startMiniZKCluster();
         util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
         List<String> lines = new ArrayList<>();

@@ -403,7 +403,8 @@ class PrivacyDeletionTest {
         return false;
     }
 
-    private static boolean contains(byte[] hay, byte[] needle) {
+    /** True when {@code needle} occurs in {@code hay} (the raw id or a hash inside a stored cell). */
+    static boolean contains(byte[] hay, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= hay.length; i++) {
             for (int j = 0; j < needle.length; j++) {

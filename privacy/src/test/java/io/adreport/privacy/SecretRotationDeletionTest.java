@@ -200,15 +200,6 @@ class SecretRotationDeletionTest {
     }
 
     private static boolean contains(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
+        return PrivacyDeletionTest.contains(hay, needle);
     }
 }

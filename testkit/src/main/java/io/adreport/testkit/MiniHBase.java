@@ -17,6 +17,8 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
  * <p>Region servers: one, or {@code -Dadreport.minihbase.regionservers=N} for a module whose
  * tests move regions between servers (the fault suite runs with two).
  *
+ * <p>Memory: block cache and memstores are capped at a quarter of the test heap (see {@link #start}).
+ *
  * <p>No HDFS: its NameNode web server needs Hadoop's Jetty 9, which cannot live beside
  * Javalin's Jetty 11 in one JVM. HBaseTestingUtility already points {@code fs.defaultFS} at the
  * local filesystem and relaxes the stream-capability check for it.
@@ -37,6 +39,15 @@ public final class MiniHBase {
             HBaseTestingUtility util = utility();
             Configuration conf = util.getConfiguration();
             conf.setInt("hbase.client.retries.number", 5);
+            // The test JVM also runs aggregators, report APIs and local MapReduce jobs (sort
+            // buffers of 32 MB per map thread); HBase's defaults (0.4 of the heap for the block
+            // cache, 0.4 for memstores of every table every earlier test created) would leave
+            // them a fifth of it. Tests read little and write little: a quarter for both.
+            // Nor a 2 MB memstore chunk (MSLAB) for each of the hundreds of regions the tests
+            // of one JVM create, each holding a few rows: with them the heap filled up.
+            conf.setFloat("hfile.block.cache.size", 0.1f);
+            conf.setFloat("hbase.regionserver.global.memstore.size", 0.15f);
+            conf.setBoolean("hbase.hregion.memstore.mslab.enabled", false);
             util.startMiniZKCluster();
             int regionServers = Integer.getInteger("adreport.minihbase.regionservers", 1);
             util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(regionServers).build());

@@ -64,6 +64,10 @@ class LiveTrafficTest {
     static void stop() {
         demo.close();
         ingest.close();
+        // Static fields outlive the class's tests; the test JVM runs many more (tens of MB of lines).
+        ingest = null;
+        run = null;
+        all = null;
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,10 +170,22 @@ public final class ReconcileJob {
         c.set("hadoop.tmp.dir", work.resolve("tmp").toString());
         c.set("mapreduce.cluster.local.dir", work.resolve("local").toString());
         c.set("mapreduce.jobtracker.staging.root.dir", work.resolve("staging").toString());
-        c.setIfUnset("mapreduce.task.io.sort.mb", "32");
-        c.setIfUnset("mapreduce.local.map.tasks.maximum", "2");
-        c.setIfUnset("mapreduce.local.reduce.tasks.maximum", "2"); // reduce tasks read their stored cells in parallel
+        unlessChosen(c, "mapreduce.task.io.sort.mb", "32");
+        unlessChosen(c, "mapreduce.local.map.tasks.maximum", "2");
+        unlessChosen(c, "mapreduce.local.reduce.tasks.maximum", "2"); // reduce tasks read their stored cells in parallel
         c.set("fs.defaultFS", "file:///");
+    }
+
+    /**
+     * Sets {@code key} unless a caller chose it. Not {@code setIfUnset}: once any job has run in
+     * the JVM, Hadoop's {@code mapred-default.xml} is a default resource of every configuration,
+     * and its values (a 100 MB sort buffer per map thread) count as set.
+     */
+    static void unlessChosen(Configuration c, String key, String value) {
+        String[] sources = c.getPropertySources(key);
+        if (sources == null || Arrays.stream(sources).allMatch(s -> s.endsWith("-default.xml"))) {
+            c.set(key, value);
+        }
     }
 
     private static String report(PrintStream out, Job job, String last) throws IOException {

@@ -137,21 +137,14 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "(its own small flush, never behind the counter flush); with serve.pacing.interval.ms it bounds "
                             + "how far a campaign can overspend its budget");
 
+    /**
+     * The one rule that spans two settings; every single setting's type and range is checked by
+     * {@link #DEF}, the only owner of those rules, before a record is built.
+     */
     public AggregatorConfig {
-        if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
-                || heartbeatInterval == null || hbaseTimeout == null || flushTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
-            throw new IllegalArgumentException("every aggregator setting is required");
-        }
-        if (spendFlushInterval == null || advertisedUrl == null) {
-            throw new IllegalArgumentException("every aggregator setting is required");
-        }
-        if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
+        if (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0) {
             throw new IllegalArgumentException("buffer.max.age.ms: must be 0 (off) or more than flush.interval.ms ("
-                    + flushInterval.toMillis() + "), got " + (bufferMaxAge == null ? null : bufferMaxAge.toMillis()));
-        }
-        if (port < 0 || port > 65535 || bufferMaxCells < 1 || writerThreads < 1 || writeBatchMax < 1
-                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1 || instances < 1) {
-            throw new IllegalArgumentException("aggregator settings out of range");
+                    + flushInterval.toMillis() + "), got " + bufferMaxAge.toMillis());
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Settings of the reconcile job, its day-close protocol and its nightly schedule.
+ * Settings of the reconcile job, its day-close protocol and its nightly schedule, validated by
+ * {@link #DEF}, the only owner of their rules.
  *
  * @param enabled        whether the local stack schedules the nightly run
  * @param time           UTC time of day of the nightly run
@@ -74,15 +75,6 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
             .define(BULK_MIN_CELLS, Type.INT, "500000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
-
-    public ReconcileConfig {
-        if (lookbackDays < 0 || splits < 1 || reducers < 1 || joinBatch < 1 || mapBufferCells < 1 || bulkMinCells < -1) {
-            throw new IllegalArgumentException("reconcile settings out of range");
-        }
-        if (grace.isNegative() || liveness.isNegative() || poll.isZero() || poll.isNegative()) {
-            throw new IllegalArgumentException("reconcile durations must be positive");
-        }
-    }
 
     public static ReconcileConfig from(ConfigDef.Values v) {
         return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),

@@ -6,7 +6,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Settings of the report API, validated once at start-up.
+ * Settings of the report API, validated once at start-up by {@link #DEF}, the only owner of their
+ * rules.
  *
  * @param port             HTTP port of the API and dashboard
  * @param maxRowsScanned   counter rows one report may read before it is refused (a 400 naming
@@ -67,19 +68,6 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
                             + "before and after the HBase read), so a report shows every event acknowledged before it was asked, "
                             + "whatever flush.interval.ms. This bounds each of the two asks; an aggregator that does not answer "
                             + "in time shows its counts as of its last flush. 0 turns live counts off");
-
-    public ReportConfig {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("report.port must be 0..65535, not " + port);
-        }
-        if (liveTimeout == null || liveTimeout.isNegative()) {
-            throw new IllegalArgumentException("report.live.timeout.ms must be 0 or more");
-        }
-        if (maxRowsScanned < 1 || maxBuckets < 1 || maxResultRows < 1 || maxLimit < 1 || maxPointGets < 1
-                || queryThreads < 1 || queryQueue < 1) {
-            throw new IllegalArgumentException("report limits must be positive");
-        }
-    }
 
     public static ReportConfig from(ConfigDef.Values v) {
         return new ReportConfig(v.integer("report.port"), v.longValue("report.max.rows.scanned"),

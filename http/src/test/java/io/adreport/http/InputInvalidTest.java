@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,21 +20,13 @@ import org.junit.jupiter.api.Test;
 class InputInvalidTest {
     @Test
     void a_bad_parameter_or_field_is_a_400_naming_it() throws Exception {
-        ErrorMapper errors = new ErrorMapper();
-        Javalin app = Javalin.create(cfg -> {
-            cfg.showJavalinBanner = false;
-            cfg.router.mount(router -> {
-                router.before(ErrorMapper::tag);
-                router.get("/query", ctx -> {
+        Javalin app = MappedApp.start(Map.of(
+                "/query", ctx -> {
                     throw new QueryException("granularity", "the range has too many buckets");
-                });
-                router.get("/campaign", ctx -> {
+                },
+                "/campaign", ctx -> {
                     throw new CampaignInvalid("budget.timeZone", "must be an IANA time zone");
-                });
-                router.exception(Exception.class, errors::handle);
-            });
-        });
-        app.start(0);
+                }));
         try {
             assertBadInput(app.port(), "/query", "granularity", "granularity: the range has too many buckets");
             assertBadInput(app.port(), "/campaign", "budget.timeZone", "budget.timeZone: must be an IANA time zone");

@@ -58,69 +58,68 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
     }
 
     public static final ConfigDef DEF = new ConfigDef("Aggregator")
-            .define("ingest.port", Type.INT, "8081", "0..65535", ConfigDef.between(0, 65535),
+            .define("ingest.port", Type.INT, "8081", ConfigDef.between(0, 65535),
                     "Ingest HTTP port (POST /v1/events, GET /v1/pixel); 0 picks a free port")
-            .define("aggregator.mode", Type.STRING, "coalesced", "coalesced, naive or put-only",
-                    ConfigDef.oneOf("coalesced", "naive", "put-only"),
+            .define("aggregator.mode", Type.STRING, "coalesced", ConfigDef.oneOf("coalesced", "naive", "put-only"),
                     "coalesced: sum deltas in memory and flush each row's running totals as one Put (its writer cells) in "
                             + "batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks); "
                             + "put-only: BENCHMARKS ONLY, the ingest ceiling: each event's raw row is stored by a plain batched Put "
                             + "and nothing else. It does not dedup (a replayed event is stored and accepted again) and does not "
                             + "count (reports stay empty)")
-            .define("flush.interval.ms", Type.DURATION_MS, "10000", "10..60000", ConfigDef.between(10, 60_000),
+            .define("flush.interval.ms", Type.DURATION_MS, "10000", ConfigDef.between(10, 60_000),
                     "Longest time a counter delta waits in memory before it is sent to HBase. Reports do not wait for it "
                             + "(they add each aggregator's live counts); a longer interval coalesces more writes into one cell, "
                             + "and a crash takes up to this much of the live counts until the nightly job recounts them")
-            .define("buffer.max.cells", Type.INT, "2000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+            .define("buffer.max.cells", Type.INT, "2000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells waiting in memory (about 125 bytes of heap each), a hard bound: each request "
                             + "reserves its events' fan-out bound before anything is stored, and ingest waits and then answers 429 "
                             + "while it does not fit (a single request larger than the bound is admitted alone into an empty buffer). "
                             + "A full buffer triggers a flush; a flush that runs long carries every delta that arrived meanwhile, so a "
                             + "large bound is what lets coalescing grow with the load")
-            .define("buffer.max.age.ms", Type.DURATION_MS, "0", "0 (off), or more than flush.interval.ms, up to 600000",
-                    ConfigDef.between(0, 600_000),
+            .define("buffer.max.age.ms", Type.DURATION_MS, "0",
+                    ConfigDef.between(0, 600_000).noting("0: off; else more than flush.interval.ms"),
                     "Age of the oldest counter delta in memory at which the buffer counts as full, as at buffer.max.cells: "
                             + "ingest waits for the flusher and then answers 429, so counts never trail by much more than this "
                             + "plus one flush. 0 turns the age bound off (only the cell bound pushes back)")
-            .define("ingest.block.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
+            .define("ingest.block.ms", Type.DURATION_MS, "2000", ConfigDef.between(0, 60_000),
                     "How long a request waits for buffer or queue space before it is answered 429 with Retry-After")
-            .define("dayclose.poll.ms", Type.DURATION_MS, "1000", "100..60000", ConfigDef.between(100, 60_000),
+            .define("dayclose.poll.ms", Type.DURATION_MS, "1000", ConfigDef.between(100, 60_000),
                     "How often the meta table is read for days marked closing")
-            .define("heartbeat.interval.ms", Type.DURATION_MS, "10000", "100..600000", ConfigDef.between(100, 600_000),
+            .define("heartbeat.interval.ms", Type.DURATION_MS, "10000", ConfigDef.between(100, 600_000),
                     "How often the aggregator records that it is alive, with the closed days it has stopped counting")
-            .define("dayclose.window.days", Type.INT, "31", "2..3660, at least the accept window + 1", ConfigDef.between(2, 3660),
+            .define("dayclose.window.days", Type.INT, "31", ConfigDef.between(2, 3660).noting("at least the accept window + 1"),
                     "Days back from today that are watched for closing; must cover ingest.accept.window.days")
             .define("aggregator.id", Type.STRING, "", null, v -> v.isEmpty() || v.matches("[A-Za-z0-9_.:-]{1,64}"),
                     "Name of this aggregator in heartbeats; empty means host-pid")
-            .define("raw.writer.threads", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
+            .define("raw.writer.threads", Type.INT, "4", ConfigDef.between(1, 64),
                     "Raw-store writer threads; each group-commits the events of many requests")
-            .define("raw.batch.max", Type.INT, "2000", "1..100000", ConfigDef.between(1, 100_000),
+            .define("raw.batch.max", Type.INT, "2000", ConfigDef.between(1, 100_000),
                     "Events one writer takes into one group commit (one multi-get and one multi-put)")
-            .define("ingest.queue.events", Type.INT, "50000", "10000..1000000", ConfigDef.between(10_000, 1_000_000),
+            .define("ingest.queue.events", Type.INT, "50000", ConfigDef.between(10_000, 1_000_000),
                     "Events admitted to the raw-store queue at once; beyond, requests wait and then get 429")
-            .define("flush.batch.rows", Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
+            .define("flush.batch.rows", Type.INT, "1000", ConfigDef.between(1, 100_000),
                     "Counter rows (one Put of a row's writer cells each) per Table.batch call")
-            .define("flush.concurrency", Type.INT, "4", "1..64", ConfigDef.between(1, 64),
+            .define("flush.concurrency", Type.INT, "4", ConfigDef.between(1, 64),
                     "Table.batch calls in flight at once during a flush (each holds a region-server handler while it "
                             + "runs)")
-            .define("hbase.timeout.ms", Type.DURATION_MS, "15000", "100..600000", ConfigDef.between(100, 600_000),
+            .define("hbase.timeout.ms", Type.DURATION_MS, "15000", ConfigDef.between(100, 600_000),
                     "Operation timeout of the aggregator's HBase calls; a raw write that times out is answered 503")
-            .define("flush.timeout.ms", Type.DURATION_MS, "60000", "1000..600000", ConfigDef.between(1_000, 600_000),
+            .define("flush.timeout.ms", Type.DURATION_MS, "60000", ConfigDef.between(1_000, 600_000),
                     "Operation timeout of one counter flush call (flush.batch.rows rows). A call that outlasts it leaves "
                             + "its rows uncertain: not resent, but a row's next flush writes its absolute totals again, and the "
                             + "nightly job restores the rest. Longer than hbase.timeout.ms because a flush is off the request path "
                             + "and a full buffer pushes back on ingest")
-            .define("flush.durability", Type.STRING, "sync_wal", "sync_wal or async_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
+            .define("flush.durability", Type.STRING, "sync_wal", ConfigDef.oneOf("sync_wal", "async_wal"),
                     "WAL durability of the counter flush's Puts. async_wal lets the region server acknowledge before the "
                             + "WAL sync: a region-server crash can then lose up to about a second of live counts, which the next "
                             + "flush of those rows and the nightly job restore (raw events are always written sync_wal)")
-            .define("raw.dedup.filter.days", Type.INT, "2", "0..7", ConfigDef.between(0, 7),
+            .define("raw.dedup.filter.days", Type.INT, "2", ConfigDef.between(0, 7),
                     "Recent UTC days (today and days before, plus tomorrow) whose stored raw keys are kept in a Bloom filter, "
                             + "so that new events skip their existence read. 0 turns it off. Ignored (off) with aggregator.instances "
                             + "above 1, since a filter sees only its own process's writes")
-            .define("raw.dedup.filter.max.mb", Type.INT, "256", "1..65536", ConfigDef.between(1, 65_536),
+            .define("raw.dedup.filter.max.mb", Type.INT, "256", ConfigDef.between(1, 65_536),
                     "Heap bound of those filters; a day whose filter reaches its share falls back to existence reads")
-            .define("aggregator.instances", Type.INT, "1", "1..1024", ConfigDef.between(1, 1024),
+            .define("aggregator.instances", Type.INT, "1", ConfigDef.between(1, 1024),
                     "Aggregator processes that write to the same tables and may receive the same event (a retried beacon "
                             + "landing on another instance). 1: dedup is exact within this process (in-flight claims, reads, "
                             + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
@@ -132,26 +131,19 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
                             + "the ingest port), recorded in its heartbeat: reports add the counts not yet flushed, so they are "
                             + "fresh whatever flush.interval.ms. Empty: http://, this host's address, the ingest port. Set it "
                             + "when the report API reaches this host by another name")
-            .define("spend.flush.ms", Type.DURATION_MS, "250", "10..1000", ConfigDef.between(10, 1000),
+            .define("spend.flush.ms", Type.DURATION_MS, "250", ConfigDef.between(10, 1000),
                     "Longest time an impression's cost waits in memory before it is added to the campaign's spend row "
                             + "(its own small flush, never behind the counter flush); with serve.pacing.interval.ms it bounds "
                             + "how far a campaign can overspend its budget");
 
+    /**
+     * The one rule that spans two settings; every single setting's type and range is checked by
+     * {@link #DEF}, the only owner of those rules, before a record is built.
+     */
     public AggregatorConfig {
-        if (mode == null || flushDurability == null || flushInterval == null || blockTimeout == null || dayClosePoll == null
-                || heartbeatInterval == null || hbaseTimeout == null || flushTimeout == null || aggregatorId == null || aggregatorId.isEmpty()) {
-            throw new IllegalArgumentException("every aggregator setting is required");
-        }
-        if (spendFlushInterval == null || advertisedUrl == null) {
-            throw new IllegalArgumentException("every aggregator setting is required");
-        }
-        if (bufferMaxAge == null || (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0)) {
+        if (!bufferMaxAge.isZero() && bufferMaxAge.compareTo(flushInterval) <= 0) {
             throw new IllegalArgumentException("buffer.max.age.ms: must be 0 (off) or more than flush.interval.ms ("
-                    + flushInterval.toMillis() + "), got " + (bufferMaxAge == null ? null : bufferMaxAge.toMillis()));
-        }
-        if (port < 0 || port > 65535 || bufferMaxCells < 1 || writerThreads < 1 || writeBatchMax < 1
-                || queueEvents < 1 || flushBatchRows < 1 || flushConcurrency < 1 || dayCloseWindow < 1 || instances < 1) {
-            throw new IllegalArgumentException("aggregator settings out of range");
+                    + flushInterval.toMillis() + "), got " + bufferMaxAge.toMillis());
         }
     }
 

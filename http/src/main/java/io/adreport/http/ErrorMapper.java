@@ -2,7 +2,7 @@ package io.adreport.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.adreport.http.auth.AccessDenied;
-import io.adreport.schema.campaign.CampaignInvalid;
+import io.adreport.schema.input.InputInvalid;
 import io.adreport.schema.metrics.RequestIds;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -50,10 +50,8 @@ public final class ErrorMapper {
             Map.Entry<String, List<ValidationError<Object>>> first = ve.getErrors().entrySet().iterator().next();
             String message = first.getValue().isEmpty() ? "is invalid" : first.getValue().get(0).getMessage();
             reply(ctx, HttpStatus.BAD_REQUEST, first.getKey() + ": " + message, first.getKey());
-        } else if (e instanceof QueryException qe) {
-            reply(ctx, HttpStatus.BAD_REQUEST, qe.getMessage(), qe.parameter());
-        } else if (e instanceof CampaignInvalid ci) {
-            reply(ctx, HttpStatus.BAD_REQUEST, ci.getMessage(), ci.field());
+        } else if (e instanceof InputInvalid ii) {
+            reply(ctx, HttpStatus.BAD_REQUEST, ii.getMessage(), ii.name());
         } else if (e instanceof AccessDenied ad) {
             reply(ctx, HttpStatus.FORBIDDEN, ad.getMessage(), null);
         } else if (e instanceof HttpResponseException hre) {

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Map;
 import org.apache.log4j.Logger;
 import org.apache.log4j.PatternLayout;
 import org.apache.log4j.WriterAppender;
@@ -23,21 +24,12 @@ import org.junit.jupiter.api.Test;
 class UnexpectedErrorTest {
     @Test
     void an_unexpected_exception_is_a_500_whose_body_and_log_line_name_the_same_request_id() throws Exception {
-        ErrorMapper errors = new ErrorMapper();
-        Javalin app = Javalin.create(cfg -> {
-            cfg.showJavalinBanner = false;
-            cfg.router.mount(router -> {
-                router.before(ErrorMapper::tag);
-                router.get("/boom", ctx -> {
-                    throw new IllegalStateException("a bug");
-                });
-                router.exception(Exception.class, errors::handle);
-            });
-        });
         StringWriter log = new StringWriter();
         WriterAppender appender = new WriterAppender(new PatternLayout("%p %c{1}: %m%n"), log);
         Logger.getRootLogger().addAppender(appender);
-        app.start(0);
+        Javalin app = MappedApp.start(Map.of("/boom", ctx -> {
+            throw new IllegalStateException("a bug");
+        }));
         try {
             HttpResponse<String> answer = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.port() + "/boom")).build(),

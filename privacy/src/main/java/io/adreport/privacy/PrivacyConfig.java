@@ -15,11 +15,11 @@ import java.util.Map;
  */
 public record PrivacyConfig(Duration interval, int batch, Duration compactRetry) {
     public static final ConfigDef DEF = new ConfigDef("Privacy deletions")
-            .define("privacy.worker.interval.ms", Type.INT, "1000", "10..600000", ConfigDef.between(10, 600_000),
+            .define("privacy.worker.interval.ms", Type.INT, "1000", ConfigDef.between(10, 600_000),
                     "Pause of the deletion worker between ticks when it has nothing to do now (waiting for a compaction or a snapshot)")
-            .define("privacy.worker.batch", Type.INT, "5000", "1..100000", ConfigDef.between(1, 100_000),
+            .define("privacy.worker.batch", Type.INT, "5000", ConfigDef.between(1, 100_000),
                     "Raw events one deletion rewrites per tick (a device with more takes several ticks, back to back)")
-            .define("privacy.compact.retry.ms", Type.INT, "600000", "1000..86400000", ConfigDef.between(1000, 86_400_000),
+            .define("privacy.compact.retry.ms", Type.INT, "600000", ConfigDef.between(1000, 86_400_000),
                     "A requested major compaction not seen done after this long is requested again");
 
     public static PrivacyConfig from(ConfigDef.Values v) {

@@ -9,7 +9,8 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Settings of the reconcile job, its day-close protocol and its nightly schedule.
+ * Settings of the reconcile job, its day-close protocol and its nightly schedule, validated by
+ * {@link #DEF}, the only owner of their rules.
  *
  * @param enabled        whether the local stack schedules the nightly run
  * @param time           UTC time of day of the nightly run
@@ -55,34 +56,25 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
             .define(ENABLED, Type.BOOLEAN, "true", "Schedule the nightly reconcile in the local stack")
             .define(TIME, Type.TIME, "03:00", "HH:MM", v -> true,
                     "UTC time of day of the nightly reconcile (yesterday plus the look-back days)")
-            .define(LOOKBACK_DAYS, Type.INT, "3", "0..30", ConfigDef.between(0, 30),
+            .define(LOOKBACK_DAYS, Type.INT, "3", ConfigDef.between(0, 30),
                     "Days before yesterday that each nightly run looks back over: a day there is recounted when it was never reconciled (catch-up after downtime, oldest first) or received late events since its reconciliation")
-            .define(GRACE_MS, Type.DURATION_MS, "120000", "0..3600000", ConfigDef.between(0, 3_600_000),
+            .define(GRACE_MS, Type.DURATION_MS, "120000", ConfigDef.between(0, 3_600_000),
                     "Longest wait for live aggregators to acknowledge a day's close before the job runs anyway (the report lists the silent ones)")
-            .define(LIVENESS_MS, Type.DURATION_MS, "30000", "1000..3600000", ConfigDef.between(1000, 3_600_000),
+            .define(LIVENESS_MS, Type.DURATION_MS, "30000", ConfigDef.between(1000, 3_600_000),
                     "An aggregator whose last heartbeat is older than this is considered stopped and is not waited for")
-            .define(POLL_MS, Type.DURATION_MS, "500", "10..60000", ConfigDef.between(10, 60_000),
+            .define(POLL_MS, Type.DURATION_MS, "500", ConfigDef.between(10, 60_000),
                     "Interval between two reads of the aggregators' acknowledgements during a day close")
-            .define(SPLITS, Type.INT, "2", "1..256", ConfigDef.between(1, 256),
+            .define(SPLITS, Type.INT, "2", ConfigDef.between(1, 256),
                     "Map tasks per job; the default matches the local job runner's two map threads (one wave); on a cluster, set it to the salt bucket count")
-            .define(REDUCERS, Type.INT, "2", "1..256", ConfigDef.between(1, 256),
+            .define(REDUCERS, Type.INT, "2", ConfigDef.between(1, 256),
                     "Reduce tasks per job; each reads the stored counters of its own salt buckets (salt % reducers)")
-            .define(JOIN_BATCH, Type.INT, "1000", "1..100000", ConfigDef.between(1, 100_000),
+            .define(JOIN_BATCH, Type.INT, "1000", ConfigDef.between(1, 100_000),
                     "Clicks and conversions whose impressions are looked up in one batch of Gets")
-            .define(MAP_BUFFER_CELLS, Type.INT, "4000000", "1000..10000000", ConfigDef.between(1000, 10_000_000),
+            .define(MAP_BUFFER_CELLS, Type.INT, "4000000", ConfigDef.between(1000, 10_000_000),
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
-            .define(BULK_MIN_CELLS, Type.INT, "500000", "-1..1000000", ConfigDef.between(-1, 1_000_000),
+            .define(BULK_MIN_CELLS, Type.INT, "500000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
-
-    public ReconcileConfig {
-        if (lookbackDays < 0 || splits < 1 || reducers < 1 || joinBatch < 1 || mapBufferCells < 1 || bulkMinCells < -1) {
-            throw new IllegalArgumentException("reconcile settings out of range");
-        }
-        if (grace.isNegative() || liveness.isNegative() || poll.isZero() || poll.isNegative()) {
-            throw new IllegalArgumentException("reconcile durations must be positive");
-        }
-    }
 
     public static ReconcileConfig from(ConfigDef.Values v) {
         return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),

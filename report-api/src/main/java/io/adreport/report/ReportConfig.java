@@ -6,7 +6,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Settings of the report API, validated once at start-up.
+ * Settings of the report API, validated once at start-up by {@link #DEF}, the only owner of their
+ * rules.
  *
  * @param port             HTTP port of the API and dashboard
  * @param maxRowsScanned   counter rows one report may read before it is refused (a 400 naming
@@ -35,51 +36,38 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
                            Duration liveTimeout) {
 
     public static final ConfigDef DEF = new ConfigDef("Report API")
-            .define("report.port", Type.INT, "8080", "0..65535 (0: any free port)", ConfigDef.between(0, 65535),
+            .define("report.port", Type.INT, "8080", ConfigDef.between(0, 65535).noting("0: any free port"),
                     "HTTP port of the report API and dashboard")
-            .define("report.max.rows.scanned", Type.LONG, "1000000", ">= 1000", ConfigDef.atLeast(1000),
+            .define("report.max.rows.scanned", Type.LONG, "1000000", ConfigDef.atLeast(1000),
                     "Counter rows one report may read; a larger query is refused with 400")
-            .define("report.max.buckets", Type.INT, "10000", "1..1000000", ConfigDef.between(1, 1_000_000),
+            .define("report.max.buckets", Type.INT, "10000", ConfigDef.between(1, 1_000_000),
                     "Time buckets one report may return")
-            .define("report.max.result.rows", Type.INT, "100000", "1..10000000", ConfigDef.between(1, 10_000_000),
+            .define("report.max.result.rows", Type.INT, "100000", ConfigDef.between(1, 10_000_000),
                     "Rows a report without limit may return")
-            .define("report.max.limit", Type.INT, "10000", "1..1000000", ConfigDef.between(1, 1_000_000),
+            .define("report.max.limit", Type.INT, "10000", ConfigDef.between(1, 1_000_000),
                     "Largest accepted limit (top-N)")
-            .define("report.max.point.gets", Type.INT, "5000", "1..1000000", ConfigDef.between(1, 1_000_000),
+            .define("report.max.point.gets", Type.INT, "5000", ConfigDef.between(1, 1_000_000),
                     "Largest multi-get for one fully fixed series; longer series scan their one salt bucket")
-            .define("report.query.threads", Type.INT, "8", "1..256", ConfigDef.between(1, 256),
+            .define("report.query.threads", Type.INT, "8", ConfigDef.between(1, 256),
                     "Threads that run salt-bucket scans and multi-gets in parallel")
-            .define("report.query.queue", Type.INT, "256", "1..100000", ConfigDef.between(1, 100_000),
+            .define("report.query.queue", Type.INT, "256", ConfigDef.between(1, 100_000),
                     "Queued read tasks; beyond it the request thread runs the read itself")
-            .define("report.query.timeout.ms", Type.DURATION_MS, "30000", ">= 100", ConfigDef.atLeast(100),
+            .define("report.query.timeout.ms", Type.DURATION_MS, "30000", ConfigDef.atLeast(100),
                     "How long one report may wait for its HBase reads (503 after)")
-            .define("report.key.cache.ms", Type.DURATION_MS, "2000", "0..60000", ConfigDef.between(0, 60_000),
+            .define("report.key.cache.ms", Type.DURATION_MS, "2000", ConfigDef.between(0, 60_000),
                     "API key lookups are cached this long; a revoked key stops working within it")
-            .define("report.key.cache.size", Type.INT, "10000", "1..1000000", ConfigDef.between(1, 1_000_000),
+            .define("report.key.cache.size", Type.INT, "10000", ConfigDef.between(1, 1_000_000),
                     "Most cached API key lookups")
-            .define("report.key.lookup.ms", Type.DURATION_MS, "1000", "10..60000", ConfigDef.between(10, 60_000),
+            .define("report.key.lookup.ms", Type.DURATION_MS, "1000", ConfigDef.between(10, 60_000),
                     "Deadline of one API key lookup in the meta table (at most report.query.timeout.ms)")
-            .define("report.key.stale.ms", Type.DURATION_MS, "600000", "0..86400000", ConfigDef.between(0, 86_400_000),
+            .define("report.key.stale.ms", Type.DURATION_MS, "600000", ConfigDef.between(0, 86_400_000),
                     "While the meta table does not answer (its region server stopped or gone), a key's last known answer "
                             + "keeps serving this long after it was last read, so checks and reports go on; 0: fail with 503 at once")
-            .define("report.live.timeout.ms", Type.DURATION_MS, "500", "0 (off)..10000", ConfigDef.between(0, 10_000),
+            .define("report.live.timeout.ms", Type.DURATION_MS, "500", ConfigDef.between(0, 10_000).noting("0: off"),
                     "Reports add what each live aggregator has counted but not flushed yet (its live counts, asked over HTTP "
                             + "before and after the HBase read), so a report shows every event acknowledged before it was asked, "
                             + "whatever flush.interval.ms. This bounds each of the two asks; an aggregator that does not answer "
                             + "in time shows its counts as of its last flush. 0 turns live counts off");
-
-    public ReportConfig {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("report.port must be 0..65535, not " + port);
-        }
-        if (liveTimeout == null || liveTimeout.isNegative()) {
-            throw new IllegalArgumentException("report.live.timeout.ms must be 0 or more");
-        }
-        if (maxRowsScanned < 1 || maxBuckets < 1 || maxResultRows < 1 || maxLimit < 1 || maxPointGets < 1
-                || queryThreads < 1 || queryQueue < 1) {
-            throw new IllegalArgumentException("report limits must be positive");
-        }
-    }
 
     public static ReportConfig from(ConfigDef.Values v) {
         return new ReportConfig(v.integer("report.port"), v.longValue("report.max.rows.scanned"),

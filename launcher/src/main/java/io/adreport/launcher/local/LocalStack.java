@@ -66,9 +66,9 @@ public final class LocalStack {
     private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
 
     public static final ConfigDef DEF = new ConfigDef("Local stack")
-            .define("local.hbase.start.timeout.ms", Type.DURATION_MS, "180000", ">= 10000", ConfigDef.atLeast(10_000),
+            .define("local.hbase.start.timeout.ms", Type.DURATION_MS, "180000", ConfigDef.atLeast(10_000),
                     "How long the embedded HBase may take to start (a restart after kill -9 replays the WAL)")
-            .define("demo.rate", Type.INT, String.valueOf((int) DemoOptions.DEFAULT_RATE), "1..20000", ConfigDef.between(1, 20_000),
+            .define("demo.rate", Type.INT, String.valueOf((int) DemoOptions.DEFAULT_RATE), ConfigDef.between(1, 20_000),
                     "Demo traffic, beacons per second averaged over the day (also --demo-rate); the start-up back-fill of "
                     + "today and the two previous days has the same volume, up to "
                     + String.format(Locale.ROOT, "%,d", DemoOptions.DEFAULT_BACKFILL_LIMIT)

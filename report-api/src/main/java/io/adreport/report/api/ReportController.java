@@ -125,7 +125,7 @@ final class ReportController {
                 // the status is sent: say so in-band where the format can, and cut the stream
                 LOG.warn("export of {} failed after the first byte: {}", q.rollup().name(), e.getMessage());
                 w.fail(e instanceof ReadFailure ? "counters are unavailable, try again: " + e.getMessage() : e.getMessage(),
-                        e instanceof QueryException qe ? qe.parameter() : null);
+                        e instanceof QueryException qe ? qe.name() : null);
                 w.out.flush();
                 Request.getBaseRequest(ctx.req()).getHttpChannel().abort(e);
             }

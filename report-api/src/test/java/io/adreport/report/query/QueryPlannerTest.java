@@ -63,14 +63,14 @@ class QueryPlannerTest {
         ZoneId utc = ZoneId.of("UTC");
         ReportQuery q = new ReportQuery(cube.rollup("network").orElseThrow(), Instant.parse("2026-11-01T10:07:00Z"),
                 Instant.parse("2026-11-01T12:00:00Z"), ReportGranularity.HOUR, utc, List.of("impressions"), Map.of(), List.of(), null, null);
-        assertEquals("from", assertThrows(QueryException.class, () -> planner.plan(q)).parameter());
+        assertEquals("from", assertThrows(QueryException.class, () -> planner.plan(q)).name());
     }
 
     @Test
     void too_many_buckets_are_refused_naming_granularity() {
         QueryPlanner tight = new QueryPlanner(cube, 24, 5_000);
         assertEquals("granularity", assertThrows(QueryException.class,
-                () -> tight.plan(query("network", "UTC", ReportGranularity.HOUR, Map.of()))).parameter());
+                () -> tight.plan(query("network", "UTC", ReportGranularity.HOUR, Map.of()))).name());
     }
 
     @Test

@@ -1,18 +1,13 @@
 package io.adreport.schema.campaign;
 
+import io.adreport.schema.input.InputInvalid;
+
 /**
  * A campaign definition that breaks a rule. {@link #getMessage()} is {@code "field: rule"}, the
- * form the API returns to clients (as for events).
+ * form the API returns to clients (as for events); {@link #name()} is the field.
  */
-public final class CampaignInvalid extends IllegalArgumentException {
-    private final String field;
-
+public final class CampaignInvalid extends InputInvalid {
     public CampaignInvalid(String field, String rule) {
-        super(field + ": " + rule);
-        this.field = field;
-    }
-
-    public String field() {
-        return field;
+        super(field, rule);
     }
 }

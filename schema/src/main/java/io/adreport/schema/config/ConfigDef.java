@@ -47,6 +47,12 @@ public final class ConfigDef {
         return define(name, type, defaultValue, null, v -> true, description);
     }
 
+    /** A setting with a rule whose text and check were made together ({@link #between} and the like). */
+    public ConfigDef define(String name, Type type, String defaultValue, Rule rule, String description) {
+        return define(name, type, defaultValue, rule.text(), rule.check(), description);
+    }
+
+    /** A setting whose rule no {@link Rule} factory states (a pattern): its text and check, given apart. */
     public ConfigDef define(String name, Type type, String defaultValue, String rule,
                             Predicate<String> check, String description) {
         if (settings.put(name, new Setting(name, type, defaultValue, rule, check, description)) != null) {
@@ -199,19 +205,35 @@ public final class ConfigDef {
         }
     }
 
-    // Common checks.
-    public static Predicate<String> atLeast(long min) {
-        return v -> Long.parseLong(v.trim()) >= min;
+    /**
+     * A rule: its text, shown in the README's table and in the error that refuses a value, and its
+     * check, made by one factory so that neither can say what the other does not.
+     */
+    public record Rule(String text, Predicate<String> check) {
+        /** The same check, its text followed by {@code note} in parentheses (e.g. what 0 means). */
+        public Rule noting(String note) {
+            return new Rule(text + " (" + note + ")", check);
+        }
     }
 
-    public static Predicate<String> between(long min, long max) {
-        return v -> {
+    /** An integer of at least {@code min}: {@code ">= min"}. */
+    public static Rule atLeast(long min) {
+        return new Rule(">= " + min, v -> Long.parseLong(v.trim()) >= min);
+    }
+
+    /** An integer from {@code min} to {@code max}, both included: {@code "min..max"}. */
+    public static Rule between(long min, long max) {
+        return new Rule(min + ".." + max, v -> {
             long x = Long.parseLong(v.trim());
             return x >= min && x <= max;
-        };
+        });
     }
 
-    public static Predicate<String> oneOf(String... options) {
-        return v -> List.of(options).contains(v);
+    /** One of {@code options}, as written: {@code "a, b or c"}. */
+    public static Rule oneOf(String... options) {
+        List<String> all = List.of(options);
+        String text = all.size() == 1 ? all.get(0)
+                : String.join(", ", all.subList(0, all.size() - 1)) + " or " + all.get(all.size() - 1);
+        return new Rule(text, all::contains);
     }
 }

@@ -30,7 +30,7 @@ public record CoreConfig(Path dataDir, Path cubeFile, String namespace, String d
             .define("device.hash.secret.previous", Type.STRING, "", "at least 16 characters", v -> v.isEmpty() || v.length() >= 16,
                     "The device secret being rotated out: while set, checks, ad selection and privacy deletions also read data "
                             + "stored under it and the nightly pass moves it to the current secret (docs/SECURITY.md)")
-            .define("ingest.accept.window.days", Type.INT, "7", "1..36500", ConfigDef.between(1, 36500),
+            .define("ingest.accept.window.days", Type.INT, "7", ConfigDef.between(1, 36500),
                     "Oldest accepted event time, in days before now; widen it to back-fill history");
 
     public static CoreConfig from(ConfigDef.Values v) {

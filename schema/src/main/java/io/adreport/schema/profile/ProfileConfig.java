@@ -18,9 +18,9 @@ public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute, in
             .define("profiles.placeholder.ids", Type.STRING, "unknown,null,none,0",
                     "Comma-separated device ids that name no device (besides empty and 00000000-0000-0000-0000-000000000000): "
                             + "never written to profiles; checks for them follow serve.unidentified")
-            .define("profiles.hot.views.per.minute", Type.INT, "60", "1..1000000", ConfigDef.between(1, 1_000_000),
+            .define("profiles.hot.views.per.minute", Type.INT, "60", ConfigDef.between(1, 1_000_000),
                     "Views of one device in one minute beyond which it is counted in /metrics and logged once (hot-row alarm)")
-            .define("profiles.region.replication", Type.INT, "1", "1..10", ConfigDef.between(1, 10),
+            .define("profiles.region.replication", Type.INT, "1", ConfigDef.between(1, 10),
                     "Region replicas of the profiles table, made by schema apply (2 or more lets checks with serve.timeline.reads=true "
                             + "answer from a secondary, marked stale, while a primary's region server is down; needs as many region servers)");
 

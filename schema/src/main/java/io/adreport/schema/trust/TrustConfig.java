@@ -36,8 +36,7 @@ public record TrustConfig(boolean requireIngestKey, String signed, BeaconKeys ke
                             + "nothing stored. Off by default so that existing collectors, bin/adreport replay and the "
                             + "scripts keep working on upgrade; turn it on wherever the ingest port is reachable by anyone "
                             + "but your own collectors (the browser-facing GET /v1/pixel is protected by signatures instead)")
-            .define("ingest.beacons.signed", Type.STRING, "auto", "auto, required, optional or off",
-                    ConfigDef.oneOf("auto", "required", "optional", "off"),
+            .define("ingest.beacons.signed", Type.STRING, "auto", ConfigDef.oneOf("auto", "required", "optional", "off"),
                     "What GET /v1/pixel does with a beacon's signature. required: only a beacon signed by /v1/serve/ad "
                             + "with a key of beacon.keys, not expired, untouched, is stored; optional: a signed beacon must "
                             + "verify, an unsigned one is still stored (for migrating a live site); off: signatures are "
@@ -49,7 +48,7 @@ public record TrustConfig(boolean requireIngestKey, String signed, BeaconKeys ke
                     "Beacon signing keys, the same on every ad server and aggregator. The first signs, all verify: "
                             + "rotate by adding a new key second, moving it first, and removing the old one after "
                             + "beacon.ttl.ms. bin/adreport local generates one into the data directory (beacon.keys)")
-            .define("beacon.ttl.ms", Type.DURATION_MS, "3600000", "60000..604800000", ConfigDef.between(60_000, 604_800_000L),
+            .define("beacon.ttl.ms", Type.DURATION_MS, "3600000", ConfigDef.between(60_000, 604_800_000L),
                     "How long after /v1/serve/ad its beacon URLs may be fired (the signed expiry); a click's ts must lie "
                             + "before it. An expiry further ahead than this (plus a minute of clock skew) is refused as future");
 

@@ -52,7 +52,7 @@ class ViewCellsTest {
         assertEquals(5 * 60_000L, CapWindow.parse("w", "5m").millis());
         assertEquals(120 * 86_400_000L, CapWindow.parse("w", "120d").millis());
         CampaignInvalid e = assertThrows(CampaignInvalid.class, () -> CapWindow.parse("frequencyCaps.window", "121d"));
-        assertEquals("frequencyCaps.window", e.field());
+        assertEquals("frequencyCaps.window", e.name());
         assertThrows(CampaignInvalid.class, () -> CapWindow.parse("w", "5s"));
         assertThrows(CampaignInvalid.class, () -> CapWindow.parse("w", "0m"));
         CapWindow w = CapWindow.parse("w", "5m");
@@ -95,6 +95,6 @@ class ViewCellsTest {
         CapWindow day = CapWindow.parse("w", "1d");
         assertEquals(ViewCells.MAX_VIEWS_KEPT, new FrequencyCap(ViewCells.MAX_VIEWS_KEPT, day).max());
         CampaignInvalid e = assertThrows(CampaignInvalid.class, () -> new FrequencyCap(ViewCells.MAX_VIEWS_KEPT + 1, day));
-        assertEquals("frequencyCaps.max", e.field());
+        assertEquals("frequencyCaps.max", e.name());
     }
 }

@@ -105,9 +105,22 @@ public final class ReconcileJob {
      */
     public static DriftReport run(Configuration conf, TableLayout layout, LocalDate day, boolean dryRun,
                                   Clock clock, PrintStream progress) throws IOException, InterruptedException {
+        return run(conf, null, layout, day, dryRun, clock, progress);
+    }
+
+    /**
+     * As {@link #run(Configuration, TableLayout, LocalDate, boolean, Clock, PrintStream)}; in the
+     * local job runner the tasks borrow {@code connection} (this process's connection to the same
+     * cluster, or null: each task opens its own) instead of opening one each ({@link TaskConnections}).
+     */
+    public static DriftReport run(Configuration conf, org.apache.hadoop.hbase.client.Connection connection, TableLayout layout,
+                                  LocalDate day, boolean dryRun, Clock clock, PrintStream progress)
+            throws IOException, InterruptedException {
         Configuration c = new Configuration(conf);
         Path work = null;
+        TaskConnections.Registration lent = () -> { };
         if (isLocal(c)) {
+            lent = TaskConnections.share(c, connection);
             String base = ReconcileConfig.from(c).tmpDir();
             work = base.isEmpty() ? Files.createTempDirectory("adreport-reconcile")
                     : Files.createTempDirectory(Files.createDirectories(Path.of(base)), "adreport-reconcile");
@@ -135,6 +148,7 @@ public final class ReconcileJob {
             Instant finished = clock.instant();
             return report(layout.cube(), day, dryRun, started, finished, job.getCounters());
         } finally {
+            lent.close();
             if (work != null) {
                 deleteRecursively(work);
             } else if (job != null) {

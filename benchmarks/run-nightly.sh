@@ -14,9 +14,11 @@
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
 #                             [--keep DIR [--reuse]] [--port P]
 #
-# Prints, per build and day, the wall time of each `reconcile --day` process (JVM start included)
-# and its "phases:" line, then the fixed cost (the empty day's median) and the rate beyond it
-# (events / (median wall - fixed cost)). RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR).
+# Prints, per build and day, the wall time and the CPU seconds (user + system) of each
+# `reconcile --day` process (JVM start included) and its "phases:" line, then, for wall and for
+# CPU, the fixed cost (the empty day's median) and the rate beyond it (events / (median - fixed
+# cost)); on a shared machine the CPU figures move far less with the load than the wall ones.
+# RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
     --load) load="$2"; shift 2 ;;
     --reuse) reuse=1; shift ;;
     --port) report="$2"; shift 2 ;;
-    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,21p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -82,12 +84,13 @@ for f in "${loads[@]}"; do
 done
 
 : >>"$work/times"; mark=$(wc -l <"$work/times")
-recon() { # label tree day -> appends "label day seconds phases" to times
-  local s out; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"
-  ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" \
-    >"$out" 2>&1 || { tail -30 "$out" >&2; exit 1; }
-  printf '%s %s %s %s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
-    "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" | tee -a "$work/times" >&2
+recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to times
+  local s out cpu; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"
+  # CPU seconds (user + system) of the process: what the pass costs whatever else runs on the machine
+  cpu=$( { TIMEFORMAT='%U %S'; time ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" \
+    "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" >"$out" 2>&1; } 2>&1 ) || { tail -30 "$out" >&2; exit 1; }
+  printf '%s %s %s %s %s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+    "$(echo "$cpu" | awk '{ printf "%.1f", $1 + $2 }')" "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" | tee -a "$work/times" >&2
 }
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 for r in $(seq 1 "$runs"); do
@@ -102,14 +105,16 @@ echo "same run, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); days: $em
 tail -n +"$((mark + 1))" "$work/times" >"$work/this-run"
 for label in first this compare; do
   grep -q "^$label " "$work/this-run" || continue
-  median() { grep "^$label $1 " "$work/this-run" | awk '{ print $3 }' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-  e=$(median "$empty_day") l=$(median "$large_day") s=0
-  [ "$small" -eq 0 ] || s=$(median "$small_day")
-  awk -v L="$label" -v e="$e" -v s="$s" -v l="$l" -v ns="$small" -v nl="$events" 'BEGIN {
-    printf "%-8s median wall: empty %.1f s, %d events %.1f s", L, e, nl, l
-    if (e > 0) printf "; fixed cost %.1f s; beyond it %.0f events/s", e, (l > e ? nl / (l - e) : 0)
-    if (ns > 0) printf "; %d events %.1f s (%.0f events/s beyond the fixed cost)", ns, s, (s > e && e > 0 ? ns / (s - e) : 0)
-    printf "\n" }'
+  median() { grep "^$label $1 " "$work/this-run" | awk -v f="$2" '{ print $f }' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  for col in 3 4; do
+    e=$(median "$empty_day" $col) l=$(median "$large_day" $col) s=0
+    [ "$small" -eq 0 ] || s=$(median "$small_day" $col)
+    awk -v L="$label" -v what="$([ $col = 3 ] && echo wall || echo cpu)" -v e="$e" -v s="$s" -v l="$l" -v ns="$small" -v nl="$events" 'BEGIN {
+      printf "%-8s median %-4s: empty %.1f s, %d events %.1f s", L, what, e, nl, l
+      if (e > 0) printf "; fixed cost %.1f s; beyond it %.0f events/s", e, (l > e ? nl / (l - e) : 0)
+      if (ns > 0) printf "; %d events %.1f s (%.0f events/s beyond the fixed cost)", ns, s, (s > e && e > 0 ? ns / (s - e) : 0)
+      printf "\n" }'
+  done
 done
 [ -z "$keep" ] || echo "outputs kept in $work"
 kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""

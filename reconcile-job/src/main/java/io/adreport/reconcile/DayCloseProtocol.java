@@ -25,11 +25,12 @@ import org.slf4j.LoggerFactory;
  *       aggregator — but no longer counted live), flushes the deltas for D it already holds, and
  *       only then acknowledges: a heartbeat whose set of closed days contains D.</li>
  *   <li>Wait until every <em>live</em> aggregator (before the expiry its last heartbeat declared,
- *       or, for a heartbeat without one, last heartbeat within the liveness window) has a heartbeat at or after T that acknowledges D, or until the grace period after T
- *       has passed. Aggregators that are not live are not waited for; silent live ones are
- *       logged and listed in the drift report. (An aggregator that acknowledged D in an
- *       earlier close stays stopped for D, so on a re-run its next heartbeat after the new mark
- *       is enough: the meta table keeps acknowledgements, not their times.)</li>
+ *       or, for a heartbeat without one, last heartbeat within the liveness window) has
+ *       acknowledged D, or until the grace period after T has passed. Aggregators that are not
+ *       live are not waited for; silent live ones are logged and listed in the drift report.
+ *       An acknowledgement of D from an earlier close counts (a re-run does not wait for the
+ *       next heartbeat, up to one {@code heartbeat.interval.ms} of the aggregator when it has no
+ *       news): see "Why an earlier acknowledgement is enough" below.</li>
  *   <li>Run the job; then mark D {@code reconciled} with the drift report. A day, once closed,
  *       stays closed for live counting; re-running D later repeats steps 1–4 and is idempotent
  *       (the job writes absolute values, and only where they differ).</li>
@@ -46,6 +47,16 @@ import org.slf4j.LoggerFactory;
  * the scan; either way it was not counted live (D is closed), so the counters are short by at
  * most those events, never over, and the next run for D (the nightly look-back) counts them
  * exactly. A crashed aggregator's unflushed deltas are simply absent: the recount restores them.
+ *
+ * <h2>Why an earlier acknowledgement is enough</h2>
+ * A heartbeat row can only name D after D was first marked closing, and a day once closed is
+ * never opened again. Within one aggregator process the set of closed days only grows, so the
+ * process that acknowledged D never counts D live again. The row is live only while its last
+ * heartbeat's writer is: a later process with the same {@code aggregator.id} can only start once
+ * the row expired (the aggregator's {@code InstanceCheck}), and it writes a heartbeat only after
+ * a successful read of the meta table, which shows D closed (the first close of D came before
+ * the old process's acknowledgement). So whoever wrote the live row's last heartbeat is stopped
+ * for D. A heartbeat after the new mark T would prove nothing more than that liveness does.
  *
  * <p>Several aggregator instances: each heartbeats under its own id with a declared expiry, and
  * the close waits for every one that is live. One that died is waited for until its expiry (a
@@ -77,7 +88,7 @@ public final class DayCloseProtocol {
      * How the close went.
      *
      * @param closingAt      the stored closing mark
-     * @param acknowledged   live aggregators that acknowledged D after the mark
+     * @param acknowledged   live aggregators that acknowledged D (in this close or an earlier one)
      * @param unacknowledged live aggregators still silent when the grace period ended
      * @param notLive        aggregators known to the meta table whose heartbeat is too old
      */
@@ -121,7 +132,7 @@ public final class DayCloseProtocol {
             for (AggregatorState a : heartbeats.aggregators()) {
                 if (!a.live(now, liveness)) {
                     notLive.add(a.id());
-                } else if (a.closedDays().contains(day) && !a.heartbeat().isBefore(closingAt)) {
+                } else if (a.closedDays().contains(day)) {
                     acked.add(a.id());
                 } else {
                     pending.add(a.id());

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: one reconciliation at a time per instance (the scheduler and an operator may
  * both ask); callers queue on the instance lock. The {@link Connection} is the process's shared
- * one and is not closed here; the job's tasks open their own from the configuration.
+ * one and is not closed here; in the local job runner the job's tasks borrow it, on a cluster they
+ * open their own from the configuration.
  */
 public final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -45,6 +46,7 @@ public final class Reconciler {
     private final DayCloseProtocol close;
     private final RankedIndexWriter index;
     private final Clock clock;
+    private final Connection connection;
     private volatile ViewRepair views;
     private volatile String lastPhases = "";
 
@@ -61,6 +63,7 @@ public final class Reconciler {
         this.close = new DayCloseProtocol(meta, new HeartbeatStore(connection, layout, clock), clock, sleeper, config.grace(), config.liveness(), config.poll());
         this.index = new RankedIndexWriter(connection, layout);
         this.clock = clock;
+        this.connection = connection;
     }
 
     /**
@@ -73,7 +76,7 @@ public final class Reconciler {
     public synchronized DriftReport reconcile(LocalDate day, boolean dryRun, PrintStream progress)
             throws IOException, InterruptedException {
         if (dryRun) {
-            return ReconcileJob.run(jobConf, layout, day, true, clock, progress);
+            return ReconcileJob.run(jobConf, connection, layout, day, true, clock, progress);
         }
         LocalDate today = UtcDay.dateToday(clock);
         if (!day.isBefore(today)) {
@@ -85,7 +88,7 @@ public final class Reconciler {
         // The job's reduce tasks write the index entries of the next generations from the rows they
         // settle (no scan of the day's counters after the job); published here once it succeeded.
         Map<String, Long> next = index.nextGenerations(day);
-        DriftReport report = ReconcileJob.run(ReconcileJob.writingIndex(jobConf, next), layout, day, false, clock, progress)
+        DriftReport report = ReconcileJob.run(ReconcileJob.writingIndex(jobConf, next), connection, layout, day, false, clock, progress)
                 .withUnacknowledged(outcome.unacknowledged());
         phases.end("recount");
         RankedIndexWriter.Written written = index.publish(day, next, 0);

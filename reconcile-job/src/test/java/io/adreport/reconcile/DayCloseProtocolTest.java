@@ -90,22 +90,36 @@ class DayCloseProtocolTest {
     }
 
     @Test
-    void a_re_run_does_not_wait_again_for_an_aggregator_that_acknowledged_the_day_before() throws Exception {
+    void a_re_run_does_not_wait_for_an_aggregator_that_acknowledged_the_day_in_an_earlier_close() throws Exception {
         LocalDate day = D.minusDays(3);
         clock.advance(Duration.ofHours(1));
-        heartbeats.heartbeat("agg-rerun", Set.of(day)); // closed and acknowledged in an earlier run: it stays stopped for the day
+        meta.markClosing(day); // the earlier close
+        heartbeats.heartbeat("agg-rerun", Set.of(day)); // acknowledged then: it stays stopped for the day
         clock.advance(Duration.ofSeconds(1));
-        AtomicInteger polls = new AtomicInteger();
         DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
-            clock.advance(d);
-            polls.incrementAndGet();
-            heartbeats.heartbeat("agg-rerun", Set.of()); // its next ordinary heartbeat, after the new closing mark
+            throw new AssertionError("the earlier acknowledgement is enough: no wait for the next heartbeat");
         }, GRACE, LIVENESS, POLL);
 
         DayCloseProtocol.Outcome outcome = close.close(day);
 
-        assertEquals(1, polls.get(), "a heartbeat after the new mark is needed, and enough");
         assertEquals(List.of("agg-rerun"), outcome.acknowledged());
+    }
+
+    @Test
+    void an_earlier_acknowledgement_of_an_aggregator_that_is_no_longer_live_is_not_counted() throws Exception {
+        LocalDate day = D.minusDays(4);
+        clock.advance(Duration.ofHours(1));
+        meta.markClosing(day);
+        heartbeats.heartbeat("agg-gone", Set.of(day));
+        clock.advance(LIVENESS.plusSeconds(1));
+        DayCloseProtocol close = new DayCloseProtocol(meta, heartbeats, clock, d -> {
+            throw new AssertionError("nothing live to wait for");
+        }, GRACE, LIVENESS, POLL);
+
+        DayCloseProtocol.Outcome outcome = close.close(day);
+
+        assertFalse(outcome.acknowledged().contains("agg-gone"));
+        assertTrue(outcome.notLive().contains("agg-gone"));
     }
 
     @Test

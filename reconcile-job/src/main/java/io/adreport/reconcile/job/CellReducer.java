@@ -8,8 +8,6 @@ import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -67,7 +65,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private CounterCells cells;
     private ImmutableBytesWritable[] tables;
     private boolean dryRun;
-    private Connection connection;
+    private TaskConnections.Lease connection;
     private StoredCells stored;
     private long[] checked;
     private long[] corrected;
@@ -110,8 +108,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         drift = new long[n];
         maxDrift = new long[n];
         index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day);
-        connection = ConnectionFactory.createConnection(ctx.getConfiguration());
-        stored = new StoredCells(connection, layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
+        connection = TaskConnections.open(ctx.getConfiguration());
+        stored = new StoredCells(connection.connection(), layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
                 ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
                 ctx.getCounter(ReconcileCounter.FOREIGN_CELLS), ctx.getCounter(ReconcileCounter.DAMAGED_CELLS));
     }
@@ -190,7 +188,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             } else {
                 held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, fold));
                 if (held.size() >= Math.max(1, bulkMinCells)) {
-                    bulk = new BulkCorrections(ctx.getConfiguration(), connection, layout, cells,
+                    bulk = new BulkCorrections(ctx.getConfiguration(), connection.connection(), layout, cells,
                             new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
                             ctx.getTaskAttemptID().toString());
                     for (Correction c : held) {

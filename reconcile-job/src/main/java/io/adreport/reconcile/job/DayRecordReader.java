@@ -3,8 +3,6 @@ package io.adreport.reconcile.job;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.util.List;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.io.IntWritable;
@@ -21,7 +19,7 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
     private static final int CACHING = 1000;
 
     private List<DaySplit.Range> ranges;
-    private Connection connection;
+    private TaskConnections.Lease connection;
     private final RangeScans scans = new RangeScans();
     private int index = -1;
     private final IntWritable key = new IntWritable();
@@ -30,7 +28,7 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
     @Override
     public void initialize(InputSplit split, TaskAttemptContext context) throws IOException {
         ranges = ((DaySplit) split).ranges();
-        connection = ConnectionFactory.createConnection(context.getConfiguration());
+        connection = TaskConnections.open(context.getConfiguration());
     }
 
     @Override
@@ -49,7 +47,7 @@ final class DayRecordReader extends RecordReader<IntWritable, Result> {
             Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop())
                     .addFamily(range.source() == DaySplit.RAW ? TableLayout.RAW_FAMILY : TableLayout.COUNTER_FAMILY)
                     .setCaching(CACHING).setCacheBlocks(false);
-            scans.open(connection, range.table(), scan);
+            scans.open(connection.connection(), range.table(), scan);
         }
     }
 

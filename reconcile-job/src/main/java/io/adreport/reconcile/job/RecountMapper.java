@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
@@ -58,7 +57,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private final RowCells outValue = new RowCells();
     private final List<Event> pendingJoins = new ArrayList<>();
     private int joinBatch;
-    private Connection connection;
+    private TaskConnections.Lease connection;
     private long[] eventsPerRollup;
     private boolean[] touched;
     private Context context;
@@ -219,9 +218,9 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
 
     private Connection connection() throws IOException {
         if (connection == null) {
-            connection = ConnectionFactory.createConnection(context.getConfiguration());
+            connection = TaskConnections.open(context.getConfiguration());
         }
-        return connection;
+        return connection.connection();
     }
 
     /** Carries a checked spill failure out of the fan-out callback. */

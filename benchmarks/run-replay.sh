@@ -103,6 +103,25 @@ alloc_groups() { # before after events total-bytes -> bytes allocated per event 
 raw_metric() { # a metric's first sample as printed (full precision), or 0
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m && !f { print $2; f = 1 } END { if (!f) print 0 }'
 }
+region_requests() { # data-dir -> "table<TAB>reads<TAB>writes" as the region servers counted them (RegionRequests; 4 s for their report)
+  sleep 4; bench io.adreport.benchmarks.RegionRequests "$(cat "$1/zk.port")" 2>/dev/null || true
+}
+region_ops() { # before after events -> region-server row reads and row writes per event, by table (tables with none left out)
+  awk -F'\t' -v n="$3" 'NR == FNR { r[$1] = $2; w[$1] = $3; next } { dr = $2 - r[$1]; dw = $3 - w[$1]
+    if (dr + dw > 0) { printf "    %-28s %6.3f row reads  %6.3f row writes per event\n", $1, dr / n, dw / n; tr += dr; tw += dw } }
+    END { printf "    %-28s %6.3f row reads  %6.3f row writes per event\n", "(all tables)", tr / n, tw / n }' "$1" "$2"
+}
+tally() { # port -> "table<TAB>rows<TAB>cells" the aggregator sent (adreport_store_*_written_total; counters: adreport_increment*_sent_total)
+  curl -fsS "http://localhost:$1/metrics" | awk '
+    match($1, /^adreport_store_(rows|cells)_written_total\{table="[^"]*"\}$/) { split($1, a, "\""); k = index($1, "_rows_") ? 1 : 2; v[a[2], k] = $2; t[a[2]] }
+    $1 == "adreport_increments_sent_total" { v["counters", 1] = $2; t["counters"] } $1 == "adreport_increment_cells_sent_total" { v["counters", 2] = $2 }
+    END { for (x in t) printf "%s\t%.0f\t%.0f\n", x, v[x, 1], v[x, 2] }'
+}
+tally_per_event() { # before after events -> rows and cells sent per event, by table role
+  awk -F'\t' -v n="$3" 'NR == FNR { r[$1] = $2; c[$1] = $3; next } { dr = $2 - r[$1]; dc = $3 - c[$1]
+    if (dr > 0) { printf "    %-10s %6.3f rows  %6.3f cells per event\n", $1, dr / n, dc / n; tr += dr; tc += dc } }
+    END { printf "    %-10s %6.3f rows  %6.3f cells per event\n", "(all)", tr / n, tc / n }' "$1" "$2" | sort
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -140,6 +159,7 @@ for mode in $modes; do
   sleep 3 # let the last flush land
   a0=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c0=$(metric "$ingest" adreport_increment_cells_sent_total)
   r0=$(metric "$ingest" adreport_increments_sent_total)
+  region_requests "$data" >"$work/rr0-$mode"; tally "$ingest" >"$work/tally0-$mode"
   echo "== $mode: measured replay of $n events, from $(date -u +%FT%T.%3NZ)" >&2
   u0=$(cpu_ms "$pid")
   thread_cpu "$pid" >"$work/threads0-$mode"
@@ -164,6 +184,11 @@ for mode in $modes; do
     if [ "$cur" != "$prev" ]; then prev=$cur; last=$now; fi
     if [ "$cells" = 0 ] && [ $((now - last)) -gt 1500000000 ]; then break; fi
   done
+  region_requests "$data" >"$work/rr1-$mode"
+  { echo "  $mode: region-server operations per event, replay and its last flushes, by table (RegionMetrics read/write request counts: rows read, rows mutated):"
+    region_ops "$work/rr0-$mode" "$work/rr1-$mode" "$n" || true
+    echo "  $mode: rows and cells the aggregator sent per event, by table (adreport_store_*_written_total; counters: adreport_increment*_sent_total):"
+    tally "$ingest" >"$work/tally1-$mode"; tally_per_event "$work/tally0-$mode" "$work/tally1-$mode" "$n" || true; } >"$work/ops-$mode"
   b1=$(raw_metric "$ingest" adreport_jvm_allocated_bytes_total); g1=$(raw_metric "$ingest" adreport_jvm_gc_seconds_total)
   thread_alloc "$pid" >"$work/alloc1-$mode"
   bytes=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.0f", b - a }')
@@ -212,7 +237,7 @@ done
 echo
 echo "same run, $(nproc) cores, batch $batch, concurrency $concurrency, ${extra[*]:-default settings}:"
 printf '%s\n' "${results[@]}"
-for mode in $modes; do cat "$work/groups-$mode"; done
+for mode in $modes; do cat "$work/ops-$mode" "$work/groups-$mode"; done
 if [ -n "${rates[put-only]:-}" ]; then
   echo "ratio to put-only (events/s):"
   for mode in $modes; do

@@ -27,6 +27,7 @@ public final class AggregatorMetrics {
     public final Counter existenceReads;
     public final Counter existenceSkipped;
     public final Counter cellsDroppedClosedDay;
+    public final WriteTally rawWrites;
     public final Histogram rawWriteSeconds;
     public final Histogram queueWaitSeconds;
     public final Histogram flushSeconds;
@@ -62,6 +63,7 @@ public final class AggregatorMetrics {
                 "Live-counts answers to the report API (POST " + LiveCounts.PATH + "), request read to answer encoded",
                 Metrics.LATENCY_BUCKETS);
         String checks = "Dedup and join-target checks of raw rows, by how they were answered";
+        rawWrites = WriteTally.of(registry, "raw");
         existenceReads = registry.counter("adreport_raw_existence_checks_total", checks, "answer", "read");
         existenceSkipped = registry.counter("adreport_raw_existence_checks_total", checks, "answer", "filter");
         registry.gauge("adreport_cells_per_event", "Counter cells sent per counted event (lower means better coalescing)",

@@ -1,6 +1,7 @@
 package io.adreport.aggregator.profile;
 
 import io.adreport.aggregator.TableSource;
+import io.adreport.aggregator.WriteTally;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.metrics.Metrics;
@@ -85,6 +86,7 @@ public final class ViewRecorder {
     private final Metrics.Counter failed;
     private final Metrics.Counter hot;
     private final Metrics.Counter indexed;
+    private final WriteTally tally;
     private final ConcurrentHashMap<String, AtomicInteger> perMinute = new ConcurrentHashMap<>();
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     private volatile long minute;
@@ -107,6 +109,7 @@ public final class ViewRecorder {
                 "Impressions whose view could not be written (answered 503; a retry or the nightly pass repairs it)");
         this.indexed = registry.counter("adreport_device_index_cells_written_total",
                 "Reverse-index cells written (one per stored event that carries an identified device; what a privacy deletion reads)");
+        this.tally = WriteTally.of(registry, "profiles");
         this.hot = registry.counter("adreport_hot_devices_total",
                 "Devices seen above profiles.hot.views.per.minute in a minute (counted once per device and minute)");
     }
@@ -158,6 +161,7 @@ public final class ViewRecorder {
         if (puts.isEmpty()) {
             return List.of();
         }
+        tally.sent(puts);
         Object[] results = new Object[puts.size()];
         try (Table t = tables.open(layout.profilesTable())) {
             t.batch(puts, results);

@@ -1,6 +1,7 @@
 package io.adreport.aggregator.spend;
 
 import io.adreport.aggregator.TableSource;
+import io.adreport.aggregator.WriteTally;
 import io.adreport.aggregator.flush.FlushThread;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.Event;
@@ -73,6 +74,7 @@ public final class SpendFlusher implements AutoCloseable {
     private final Metrics.Counter flushedMicros;
     private final Metrics.Histogram flushSeconds;
     private final FlushThread thread;
+    private final WriteTally tally;
     private volatile ConcurrentHashMap<Key, LongAdder> pending = new ConcurrentHashMap<>();
     private int slot;
 
@@ -86,6 +88,7 @@ public final class SpendFlusher implements AutoCloseable {
         this.flushes = metrics.counter("adreport_spend_flushes_total", "Flushes of live campaign spend");
         this.failures = metrics.counter("adreport_spend_flush_failures_total", "Spend row operations that failed (retried next flush)");
         this.flushedMicros = metrics.counter("adreport_spend_flushed_micros_total", "Spend (micros) written to the spend rows");
+        this.tally = WriteTally.of(metrics, "spend");
         this.flushSeconds = metrics.histogram("adreport_spend_flush_seconds", "Duration of one spend flush", Metrics.LATENCY_BUCKETS);
         metrics.gauge("adreport_spend_pending_keys", "Campaign quarter-hours of spend waiting in memory", () -> pending.size());
         this.thread = new FlushThread("adreport-spend-flusher", interval, () -> pending.size() >= maxKeys, this::flushNow,
@@ -182,6 +185,7 @@ public final class SpendFlusher implements AutoCloseable {
         if (ops.isEmpty()) {
             return;
         }
+        tally.sent(ops);
         Object[] results = new Object[ops.size()];
         try (Table t = tables.open(layout.spendTable())) {
             t.batch(ops, results);

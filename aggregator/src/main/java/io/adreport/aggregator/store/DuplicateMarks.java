@@ -59,6 +59,7 @@ final class DuplicateMarks {
         if (incs.isEmpty()) {
             return;
         }
+        metrics.rawWrites.sent(incs);
         try (Table raw = tables.open(layout.rawTable())) {
             raw.batch(incs, new Object[incs.size()]);
         } catch (IOException | RuntimeException ex) {

@@ -207,7 +207,7 @@ public final class GroupCommit {
             Set<RowId> failed;
             if (conditional) {
                 failed = Set.of();
-                boolean[] applied = RawPuts.putIfAbsent(raw, puts, RawEventCodec.ARRIVAL);
+                boolean[] applied = RawPuts.putIfAbsent(raw, puts, RawEventCodec.ARRIVAL, metrics.rawWrites);
                 for (int i = 0; i < applied.length; i++) {
                     if (!applied[i]) {
                         Entry e = putEntries.get(i);
@@ -216,7 +216,7 @@ public final class GroupCommit {
                     }
                 }
             } else {
-                failed = RawPuts.put(raw, puts);
+                failed = RawPuts.put(raw, puts, metrics.rawWrites);
             }
             for (Entry e : putEntries) {
                 if (e.duplicate) {

@@ -60,7 +60,7 @@ public final class PutOnlyCommit {
         }
         Set<RowId> failed;
         try (Table raw = tables.open(layout.rawTable())) {
-            failed = RawPuts.put(raw, puts);
+            failed = RawPuts.put(raw, puts, metrics.rawWrites);
         } catch (IOException | RuntimeException ex) {
             LOG.warn("put-only commit of {} events failed: {}", puts.size(), ex.toString());
             metrics.storeFailures.add(puts.size());

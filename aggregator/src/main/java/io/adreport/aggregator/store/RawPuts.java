@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.ArrayList;
+import io.adreport.aggregator.WriteTally;
 import io.adreport.schema.table.TableLayout;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
@@ -25,10 +26,11 @@ final class RawPuts {
      * Writes {@code puts} in one batch; returns the rows whose put failed (empty when all were
      * stored). An {@link IOException} other than per-row failures means none is known stored.
      */
-    static Set<RowId> put(Table raw, List<Put> puts) throws IOException {
+    static Set<RowId> put(Table raw, List<Put> puts, WriteTally tally) throws IOException {
         if (puts.isEmpty()) {
             return Set.of();
         }
+        tally.sent(puts);
         try {
             raw.put(puts);
             return Set.of();
@@ -49,11 +51,12 @@ final class RawPuts {
      * Any {@link IOException} means no outcome is known (the caller fails the whole group; a
      * retry then finds the applied rows and answers them duplicate).
      */
-    static boolean[] putIfAbsent(Table raw, List<Put> puts, byte[] marker) throws IOException {
+    static boolean[] putIfAbsent(Table raw, List<Put> puts, byte[] marker, WriteTally tally) throws IOException {
         boolean[] applied = new boolean[puts.size()];
         if (puts.isEmpty()) {
             return applied;
         }
+        tally.sent(puts);
         List<CheckAndMutate> checks = new ArrayList<>(puts.size());
         for (Put p : puts) {
             checks.add(CheckAndMutate.newBuilder(p.getRow()).ifNotExists(TableLayout.RAW_FAMILY, marker).build(p));

@@ -130,8 +130,11 @@ public final class CounterReader {
 
     /**
      * A fixed series: its exact keys, and the live counts of the keys of days still live asked
-     * at the same time as the read ({@code LiveCounts}, "Asking while reading"): the report waits
-     * for the slower of the two, not for their sum. Keys of days known closed are not asked for.
+     * while the read is under way ({@code LiveCounts}, "Asking while reading"): the HBase read
+     * goes out first (asynchronous), then the aggregators are asked ({@link LiveReads#askHere}:
+     * the first on this thread, so no hand-off to a client thread sits on the report's path),
+     * then the read is collected. The report waits for about the slower of the two, not their
+     * sum. Keys of days known closed are not asked for.
      */
     private Map<GroupKey, long[]> readSeries(ReportQuery q, QueryPlan plan) {
         Job job = new Job(q, plan, Map.of());
@@ -140,7 +143,6 @@ public final class CounterReader {
         for (long m = plan.fromMinute(); m < plan.toMinute(); m += plan.stored().minutes()) {
             keys.add(codec.counterKey(q.rollup(), plan.stored(), m, values));
         }
-        LiveReads.Pending asked = LiveReads.Pending.NONE;
         LiveCounts.Request request = null;
         if (!keys.isEmpty() && live.anyToAsk()) { // no aggregator: not even a look at the days
             long firstLive = live.days().firstLive(UtcDay.epochDayOfBucketMinute(plan.fromMinute()),
@@ -154,16 +156,17 @@ public final class CounterReader {
             }
             if (!ranges.isEmpty()) {
                 request = new LiveCounts.Request(q.rollup().name(), ranges, job.decoder.fixedPrefix());
-                asked = live.askNow(request);
             }
         }
-        List<Result> kept = asked.none() ? null : new ArrayList<>();
-        Map<GroupKey, long[]> out = job.get(keys, kept);
-        if (!asked.none()) {
+        Job.Reads reads = job.start(keys);
+        Map<String, LiveCounts.Answer> answers = request == null ? Map.of() : live.askHere(request);
+        List<Result> kept = request == null ? null : new ArrayList<>();
+        Map<GroupKey, long[]> out = job.collect(reads, kept);
+        if (!answers.isEmpty()) {
             Map<String, Long> again = new HashMap<>(); // aggregators that do not name their next writer: the two steps' way
-            List<LiveCounts.Answer> answers = job.live.acceptRacing(asked.answers(), kept, again);
-            answers.addAll(live.totals(again, request));
-            job.live.add(out, answers);
+            List<LiveCounts.Answer> merged = job.live.acceptRacing(answers, kept, again);
+            merged.addAll(live.totals(again, request));
+            job.live.add(out, merged);
         }
         return out;
     }
@@ -234,20 +237,30 @@ public final class CounterReader {
          * opens one and seeks, which measured about half the time for a 48-hour series
          * (docs/BENCHMARKS.md). The chunks go out at once through the asynchronous client
          * ({@link AsyncReads}: no pool between the request thread and the RPC) and are summed
-         * here, on the request thread, as they arrive, under the report's one deadline.
+         * here, on the request thread, as they arrive, under the report's one deadline:
+         * {@link #start} sends them (a read under way: its chunks and the deadline), {@link #collect}
+         * sums them, so the caller can do other work (ask the aggregators) in between.
          */
-        Map<GroupKey, long[]> get(List<byte[]> keys, List<Result> kept) {
+        record Reads(List<CompletableFuture<List<Result>>> chunks, long startNanos, long deadlineNanos) {
+        }
+
+        /** Sends the read of {@code keys}; {@link #collect} sums it. */
+        Reads start(List<byte[]> keys) {
             long t0 = System.nanoTime();
-            long deadline = t0 + timeout.toNanos();
             List<CompletableFuture<List<Result>>> reads = new ArrayList<>();
+            for (int i = 0; i < keys.size(); i += GET_CHUNK) {
+                List<byte[]> chunk = keys.subList(i, Math.min(keys.size(), i + GET_CHUNK));
+                reads.add(async.scanAll(layout.counterTable(q.rollup()), skipScan(chunk)));
+            }
+            return new Reads(reads, t0, t0 + timeout.toNanos());
+        }
+
+        /** Sums the rows of {@code reads} as they arrive, keeping them in {@code kept} when not null. */
+        Map<GroupKey, long[]> collect(Reads reads, List<Result> kept) {
             try {
-                for (int i = 0; i < keys.size(); i += GET_CHUNK) {
-                    List<byte[]> chunk = keys.subList(i, Math.min(keys.size(), i + GET_CHUNK));
-                    reads.add(async.scanAll(layout.counterTable(q.rollup()), skipScan(chunk)));
-                }
                 Map<GroupKey, long[]> out = new HashMap<>();
-                for (CompletableFuture<List<Result>> read : reads) {
-                    for (Result r : ReadFailure.await(read, deadline - System.nanoTime(), timeout)) {
+                for (CompletableFuture<List<Result>> read : reads.chunks()) {
+                    for (Result r : ReadFailure.await(read, reads.deadlineNanos() - System.nanoTime(), timeout)) {
                         count();
                         add(out, r);
                         if (kept != null) {
@@ -255,10 +268,10 @@ public final class CounterReader {
                         }
                     }
                 }
-                getLatency.observeNanos(System.nanoTime() - t0);
+                getLatency.observeNanos(System.nanoTime() - reads.startNanos());
                 return out;
             } finally {
-                reads.forEach(f -> f.cancel(true));
+                reads.chunks().forEach(f -> f.cancel(true));
             }
         }
 

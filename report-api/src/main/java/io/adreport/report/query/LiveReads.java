@@ -197,9 +197,9 @@ public final class LiveReads {
      * alive connection ({@link HttpURLConnection}); the others, if any, through the shared
      * asynchronous client at the same moment. One aggregator is the common case, and for it the
      * blocking call measured about half the latency of the asynchronous client's hand-offs
-     * (its selector thread, then a completion stage, then the waiting thread: p50 0.48 against
-     * 0.95 ms, p90 0.88 against 3.61 ms on a loaded 2-core machine; {@code HttpCallLatency} in
-     * the benchmarks module). One deadline for all: {@code report.live.timeout.ms} from the call.
+     * (its selector thread, then a completion stage, then the waiting thread: p50 0.36 against
+     * 0.90 ms, p90 0.58 against 3.18 ms on a loaded 2-core machine; {@code HttpCallLatency} in
+     * the benchmarks module, docs/benchmarks/2026-12-03-series-live-call.md). One deadline for all: {@code report.live.timeout.ms} from the call.
      */
     Map<String, LiveCounts.Answer> askHere(LiveCounts.Request request) {
         if (http == null) {

@@ -1,6 +1,7 @@
 package io.adreport.reconcile;
 
 import io.adreport.reconcile.job.DayRange;
+import io.adreport.reconcile.job.ReconcileCounter;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.profiles.ViewRepair;
 import io.adreport.reconcile.report.DriftReport;
@@ -12,6 +13,7 @@ import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * The plain Java entry to reconciliation, shared by the CLI, the {@code hadoop jar} tool, the
  * scheduler and the tests: {@link #reconcile} closes the day ({@link DayCloseProtocol}), runs
  * the job ({@link ReconcileJob}), whose reduce tasks also write the day's ranked top-N index
- * entries from the counter values they settle, publishes that index ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
+ * entries from the counter values they settle and whose map tasks repair the day's device view
+ * histories from the raw rows they read ({@link ViewRepair}), publishes that index ({@link RankedIndexWriter}) and records the drift report with the day's {@code reconciled}
  * status, then, when that completes a UTC month, the month's ranked lists; a dry run only runs the job, without closing or writing anything. The index is written
  * before the status, so a reader that sees {@code reconciled} finds the day's index published.
  *
@@ -88,14 +91,22 @@ public final class Reconciler {
         // The job's reduce tasks write the index entries of the next generations from the rows they
         // settle (no scan of the day's counters after the job); published here once it succeeded.
         Map<String, Long> next = index.nextGenerations(day);
-        DriftReport report = ReconcileJob.run(ReconcileJob.writingIndex(jobConf, next), connection, layout, day, false, clock, progress)
+        Configuration c = ReconcileJob.writingIndex(jobConf, next);
+        ViewRepair repair = views;
+        if (repair != null) {
+            repair.settings().applyTo(c); // the map tasks repair the views from the rows they recount
+        }
+        org.apache.hadoop.mapreduce.Counters[] counters = new org.apache.hadoop.mapreduce.Counters[1];
+        DriftReport report = ReconcileJob.run(c, connection, layout, day, false, clock, progress, all -> counters[0] = all)
                 .withUnacknowledged(outcome.unacknowledged());
         phases.end("recount");
+        long failedRepairs = repair == null ? 0 : reportViews(day, counters[0], phases, progress);
         RankedIndexWriter.Written written = index.publish(day, next, 0);
         phases.end("index");
         meta.markReconciled(day, report.toJson());
-        if (!outcome.unacknowledged().isEmpty()) {
-            // A silent live aggregator may still increment D after the job's writes: recount D again next night.
+        if (!outcome.unacknowledged().isEmpty() || failedRepairs > 0) {
+            // A silent live aggregator may still increment D after the job's writes, or the views of
+            // some of D's devices were not repaired: pass D again next night.
             meta.markLate(day);
         }
         LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index generations {} published ({} superseded entries deleted)",
@@ -103,31 +114,6 @@ public final class Reconciler {
                 next, written.deleted());
         writeMonth(day);
         phases.end("month");
-        ViewRepair repair = views;
-        double moveSeconds = 0;
-        if (repair != null) {
-            try {
-                ViewRepair.Summary s = repair.repair(day);
-                LOG.info("day {}: {} impressions re-written into device view histories; {} devices checked, {} views beyond the newest {} of their campaign deleted",
-                        day, s.viewsWritten(), s.devicesChecked(), s.viewsTrimmed(), io.adreport.schema.profile.ViewCells.MAX_VIEWS_KEPT);
-                if (s.devicesMoved() > 0) {
-                    LOG.info("day {}: {} devices ({} cells) moved from the previous device secret to the current one in {} s",
-                            day, s.devicesMoved(), s.cellsMoved(), String.format("%.1f", s.moveSeconds()));
-                }
-                if (progress != null) {
-                    progress.printf("views: %d impressions re-written into device view histories, %d devices checked, %d views trimmed, "
-                            + "%d devices (%d cells) moved to the current device secret%n",
-                            s.viewsWritten(), s.devicesChecked(), s.viewsTrimmed(), s.devicesMoved(), s.cellsMoved());
-                }
-                moveSeconds = s.moveSeconds();
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("day {}: the device view pass failed (caps stay as the live path wrote them): {}", day, e.toString());
-            }
-            phases.end("views");
-            if (moveSeconds > 0) {
-                phases.part("secret move", moveSeconds); // inside the views phase: the same scan
-            }
-        }
         lastPhases = phases.toString();
         if (progress != null) {
             progress.println("phases: " + lastPhases);
@@ -138,6 +124,31 @@ public final class Reconciler {
     /** The wall time of each phase of the last day reconciled here ("close 0.1 s, recount 4.2 s, ..."). */
     public String lastPhases() {
         return lastPhases;
+    }
+
+    /**
+     * Logs and prints what the map tasks' view repair did (from the job's counters), notes its
+     * time inside the recount phase, and returns the number of map tasks whose repair failed.
+     */
+    private static long reportViews(LocalDate day, org.apache.hadoop.mapreduce.Counters counters, Phases phases,
+                                    PrintStream progress) {
+        long written = counters.findCounter(ReconcileCounter.VIEWS_WRITTEN).getValue();
+        long checked = counters.findCounter(ReconcileCounter.VIEW_DEVICES_CHECKED).getValue();
+        long trimmed = counters.findCounter(ReconcileCounter.VIEWS_TRIMMED).getValue();
+        long moved = counters.findCounter(ReconcileCounter.VIEW_DEVICES_MOVED).getValue();
+        long cellsMoved = counters.findCounter(ReconcileCounter.VIEW_CELLS_MOVED).getValue();
+        long failed = counters.findCounter(ReconcileCounter.VIEW_REPAIR_FAILED_TASKS).getValue();
+        double seconds = counters.findCounter(ReconcileCounter.VIEW_REPAIR_MILLIS).getValue() / 1000.0;
+        LOG.info("day {}: {} impressions re-written into device view histories; {} device checks, {} deletes of views beyond the newest {} of their campaign (a device in several map tasks is checked by each); {} devices ({} cells) moved to the current device secret{}",
+                day, written, checked, trimmed, ViewCells.MAX_VIEWS_KEPT, moved, cellsMoved,
+                failed > 0 ? "; the repair FAILED in " + failed + " map task(s) (caps stay as the live path wrote them; the day is passed again)" : "");
+        if (progress != null) {
+            progress.printf("views: %d impressions re-written into device view histories, %d device checks and %d view trims in map tasks, "
+                    + "%d devices (%d cells) moved to the current device secret%s%n",
+                    written, checked, trimmed, moved, cellsMoved, failed > 0 ? "; FAILED in " + failed + " map task(s)" : "");
+        }
+        phases.part(failed > 0 ? "view repair FAILED in " + failed + " map task(s), " : "view repair ", seconds, " in map tasks");
+        return failed;
     }
 
     /** Wall time per phase of one day's pass, in order. */
@@ -151,9 +162,12 @@ public final class Reconciler {
             mark = now;
         }
 
-        /** Notes how much of the phase just ended went to {@code part}: "views 4.0 s (secret move 1.2 s)". */
-        void part(String part, double seconds) {
-            text.append(String.format(" (%s %.1f s)", part, seconds));
+        /**
+         * Notes how much of the phase just ended went to {@code part}, and where:
+         * "recount 9.0 s (view repair 4.0 s in map tasks)".
+         */
+        void part(String part, double seconds, String where) {
+            text.append(String.format(" (%s%.1f s%s)", part, seconds, where));
         }
 
         @Override
@@ -210,8 +224,9 @@ public final class Reconciler {
     }
 
     /**
-     * After each reconciled day, also rewrite its impressions into the device view histories
-     * ({@link ViewRepair}); a failed pass is logged and retried with the next reconcile of a day.
+     * Also rewrite each reconciled day's impressions into the device view histories
+     * ({@link ViewRepair}), in the recount's map tasks from the rows they read; a repair that fails
+     * is logged and leaves the day {@code late}, so the next night passes it again.
      */
     public Reconciler repairingViews(ViewRepair repair) {
         this.views = repair;
@@ -219,7 +234,7 @@ public final class Reconciler {
     }
 
     /**
-     * {@code reconciler}, also repairing device view histories after each day when the cube has
+     * {@code reconciler}, also repairing device view histories of each day when the cube has
      * profiles ({@link ProfileModel#supported}) — the one rule for every way the nightly pass is
      * run ({@code bin/adreport reconcile}, {@code local}, {@code hadoop jar}). The repair needs the
      * device hash secret (placeholder ids are recognised by their hash); without one it is left
@@ -244,7 +259,7 @@ public final class Reconciler {
         return reconciler.repairingViews(new ViewRepair(connection, layout, new UnidentifiedDevices(hasher, profiles.placeholders())));
     }
 
-    /** Whether this reconciler repairs device view histories after each day. */
+    /** Whether this reconciler repairs device view histories of each day. */
     public boolean repairsViews() {
         return views != null;
     }

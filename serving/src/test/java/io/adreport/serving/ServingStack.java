@@ -76,11 +76,28 @@ final class ServingStack implements AutoCloseable {
      */
     ServingStack(MiniHBase hbase, MutableClock clock, Map<String, String> serveSettings, String namespace, DeviceHashes hasher)
             throws Exception {
+        this(hbase, clock, serveSettings, namespace, hasher, fewerBuckets(CubeLoader.defaultCube()));
+    }
+
+    /**
+     * A stack on the built-in ads cube exactly as the product loads it (its source text travels
+     * to the nightly job's tasks, which a cube built in code cannot).
+     */
+    static ServingStack withDefaultCube(MiniHBase hbase, MutableClock clock) throws Exception {
+        return new ServingStack(hbase, clock, Map.of("serve.deadline.ms", "5000"), null, DeviceHashes.of(new DeviceHasher(SECRET)),
+                CubeLoader.defaultCube());
+    }
+
+    /** The ads cube with 4 salt buckets (small tables for small tests). */
+    private static Cube fewerBuckets(Cube ads) {
+        return new Cube(ads.name(), ads.event(), ads.dimensions(), ads.numericFields(), ads.metrics(), ads.derived(),
+                ads.rollups(), 4, 4, ads.rawTtlDays(), ads.maxValueLength());
+    }
+
+    private ServingStack(MiniHBase hbase, MutableClock clock, Map<String, String> serveSettings, String namespace, DeviceHashes hasher,
+                         Cube cube) throws Exception {
         this.hbase = hbase;
         this.clock = clock;
-        Cube ads = CubeLoader.defaultCube();
-        Cube cube = new Cube(ads.name(), ads.event(), ads.dimensions(), ads.numericFields(), ads.metrics(), ads.derived(),
-                ads.rollups(), 4, 4, ads.rawTtlDays(), ads.maxValueLength());
         String ns = namespace == null ? hbase.freshNamespace("serve") : namespace;
         layout = new TableLayout(cube, ns);
         if (namespace == null) {

@@ -44,5 +44,21 @@ public enum ReconcileCounter {
     /** Ranked top-N index entries of the day written by the reduce tasks ({@code DayIndexRows}). */
     INDEX_ENTRIES,
     /** Sum over cells of |expected - stored| (a missing cell stores 0). */
-    ABSOLUTE_DRIFT
+    ABSOLUTE_DRIFT,
+    /** View repair in the map tasks ({@code TaskViewRepair}): raw impressions of the day read. */
+    VIEW_IMPRESSIONS,
+    /** Views (re)written into device histories from those impressions. */
+    VIEWS_WRITTEN,
+    /** Devices checked against the count bound (once per batch and task that met them). */
+    VIEW_DEVICES_CHECKED,
+    /** Exact-version deletes of views older than the newest K of their campaign (a device in two tasks is trimmed by both). */
+    VIEWS_TRIMMED,
+    /** Device rows moved from the previous device secret's hash to the current one's. */
+    VIEW_DEVICES_MOVED,
+    /** Cells those rows held. */
+    VIEW_CELLS_MOVED,
+    /** Wall time the map tasks spent in the repair's own work (summed over tasks). */
+    VIEW_REPAIR_MILLIS,
+    /** Map tasks whose view repair failed (their recount went on; the day is passed again). */
+    VIEW_REPAIR_FAILED_TASKS
 }

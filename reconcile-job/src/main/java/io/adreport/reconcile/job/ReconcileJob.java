@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.MultiTableOutputFormat;
@@ -125,6 +126,17 @@ public final class ReconcileJob {
     public static DriftReport run(Configuration conf, org.apache.hadoop.hbase.client.Connection connection, TableLayout layout,
                                   LocalDate day, boolean dryRun, Clock clock, PrintStream progress)
             throws IOException, InterruptedException {
+        return run(conf, connection, layout, day, dryRun, clock, progress, counters -> { });
+    }
+
+    /**
+     * As above; {@code counters} also gets the job's counters once it succeeded (what the map
+     * tasks' view repair did is there, {@link ReconcileCounter}).
+     */
+    public static DriftReport run(Configuration conf, org.apache.hadoop.hbase.client.Connection connection, TableLayout layout,
+                                  LocalDate day, boolean dryRun, Clock clock, PrintStream progress,
+                                  Consumer<org.apache.hadoop.mapreduce.Counters> counters)
+            throws IOException, InterruptedException {
         Configuration c = new Configuration(conf);
         Path work = null;
         TaskConnections.Registration lent = () -> { };
@@ -156,7 +168,9 @@ public final class ReconcileJob {
                 throw new IOException("reconcile job for " + day + " failed: " + job.getStatus().getFailureInfo());
             }
             Instant finished = clock.instant();
-            return report(layout.cube(), day, dryRun, started, finished, job.getCounters());
+            org.apache.hadoop.mapreduce.Counters all = job.getCounters();
+            counters.accept(all);
+            return report(layout.cube(), day, dryRun, started, finished, all);
         } finally {
             lent.close();
             if (work != null) {

@@ -42,6 +42,9 @@ import org.apache.hadoop.mapreduce.Mapper;
  * the end: each row leaves the task once. Pending join events are bounded by
  * {@code reconcile.join.batch}.
  *
+ * <p>View repair: when the job asks for it, each decoded event also feeds the task's share of the
+ * device view repair ({@link TaskViewRepair}), which never fails the task.
+ *
  * <p>Concurrency: one task thread owns every field. Failure: an HBase error fails the task and
  * the framework retries it; map output of a failed attempt is discarded, so nothing is counted
  * twice.
@@ -61,6 +64,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private long[] eventsPerRollup;
     private boolean[] touched;
     private Context context;
+    private TaskViewRepair views = TaskViewRepair.OFF;
 
     @Override
     protected void setup(Context ctx) {
@@ -75,6 +79,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         joinBatch = job.joinBatch();
         eventsPerRollup = new long[cube.rollups().size()];
         touched = new boolean[cube.rollups().size()];
+        views = TaskViewRepair.open(ctx, job, this::connection);
     }
 
     @Override
@@ -96,6 +101,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
             return;
         }
         context.getCounter(ReconcileCounter.EVENTS_READ).increment(1);
+        views.add(e);
         context.getCounter(ReconcileCounter.DUPLICATES).increment(RawEventCodec.duplicates(row));
         Instant arrival = RawEventCodec.arrival(row);
         if (arrival != null && !arrival.isBefore(endOfDay)) {
@@ -203,8 +209,12 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     @Override
     protected void cleanup(Context ctx) throws IOException, InterruptedException {
         try {
-            resolveJoins();
-            spill();
+            try {
+                resolveJoins();
+                spill();
+            } finally {
+                views.finish();
+            }
             List<Rollup> rollups = layout.cube().rollups();
             for (int i = 0; i < rollups.size(); i++) {
                 ctx.getCounter(Counters.rollupGroup(rollups.get(i).name()), Counters.EVENTS).increment(eventsPerRollup[i]);

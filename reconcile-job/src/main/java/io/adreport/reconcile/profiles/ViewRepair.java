@@ -33,7 +33,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
 
 /**
- * The nightly pass over device view histories: after day D is reconciled, every raw impression of
+ * The nightly pass over device view histories: while day D is recounted, every raw impression of
  * D is written again into its device's {@code fc} family ({@link ViewCells#put}, the same write the
  * aggregator makes before an ack), and the history of every device touched on D is cut to the
  * newest {@link ViewCells#MAX_VIEWS_KEPT} views per campaign.
@@ -60,6 +60,12 @@ import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
  * marker, the same pass's trim deletes it again (the device is in that day's batch). A crash
  * before the deletes leaves more than K views, which the checks never count past (they count the
  * newest K per campaign) and the next pass that touches the device removes.
+ *
+ * <p><b>Where it runs.</b> Nightly, inside the recount's map tasks ({@code TaskViewRepair}): each
+ * task feeds its {@link Pass} the raw events its split decodes anyway, so the day is scanned once
+ * for the recount and the repair together. A device whose impressions fall in two splits is
+ * trimmed by both tasks, which is the same exact-version deletes twice. {@link #repair} is the
+ * same pass with a scan of its own.
  *
  * <p><b>Secret rotation.</b> Every raw event of the day (not only impressions) that carries its
  * device's hash under the previous secret also names an old row to move into the current one
@@ -107,56 +113,111 @@ public final class ViewRepair {
         }
     }
 
-    /** Rewrites the views of every raw impression of {@code day}, then trims the devices it touched. */
+    /** What a recount's map tasks need to run this pass beside it ({@link ViewRepairSettings}). */
+    public ViewRepairSettings settings() {
+        return ViewRepairSettings.of(unidentified);
+    }
+
+    /**
+     * Rewrites the views of every raw impression of {@code day}, then trims the devices it touched:
+     * the pass on its own, with a scan of the day's raw rows. The nightly job runs the same
+     * {@link Pass} inside its map tasks, on the rows the recount reads anyway.
+     */
     public Summary repair(LocalDate day) throws IOException {
         RowKeyCodec codec = new RowKeyCodec(layout.cube());
-        ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
-        long impressions = 0;
-        long written = 0;
-        Trim trim = new Trim();
-        SecretMove move = new SecretMove(keys);
-        String former = DeviceHashes.formerField(ProfileModel.DEVICE_FIELD);
-        Set<ByteBuffer> devices = new LinkedHashSet<>();
-        BufferedMutatorParams params = new BufferedMutatorParams(layout.profilesTable()).writeBufferSize(4L << 20);
-        try (Table raw = connection.getTable(layout.rawTable()); Table profiles = connection.getTable(layout.profilesTable());
-             BufferedMutator out = connection.getBufferedMutator(params)) {
+        try (Table raw = connection.getTable(layout.rawTable()); Pass pass = open()) {
             for (int salt = 0; salt < codec.rawSaltBuckets(); salt++) {
                 KeyRange range = codec.rawDayRange(salt, day);
                 Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop())
                         .addColumn(TableLayout.RAW_FAMILY, RawEventCodec.VALUE).setCaching(1000).setCacheBlocks(false);
                 try (ResultScanner rs = raw.getScanner(scan)) {
                     for (Result r : rs) {
-                        Event e = RawEventCodec.fromResult(r);
-                        String previous = e.hashed().get(former);
-                        String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
-                        if (previous != null && !unidentified.isUnidentifiedHash(device) && move.note(previous, device)) {
-                            move.batch(profiles, out, devices);
-                        }
-                        if (!ProfileModel.IMPRESSION.equals(e.type())) {
-                            continue;
-                        }
-                        impressions++;
-                        if (unidentified.isUnidentifiedHash(e.hashed().get(ProfileModel.DEVICE_FIELD))) {
-                            continue;
-                        }
-                        Put put = ViewCells.put(keys, e);
-                        if (put != null) {
-                            out.mutate(put.setDurability(Durability.ASYNC_WAL));
-                            written++;
-                            devices.add(ByteBuffer.wrap(put.getRow()));
-                            if (devices.size() >= DEVICES_PER_BATCH) {
-                                move.batch(profiles, out, devices);
-                                trim.batch(profiles, out, devices);
-                            }
-                        }
+                        pass.add(RawEventCodec.fromResult(r));
                     }
                 }
             }
+            return pass.finish();
+        }
+    }
+
+    /** Opens a pass to be fed the events of one day (or of part of it: one map task's split). */
+    public Pass open() throws IOException {
+        return new Pass();
+    }
+
+    /**
+     * One pass over events fed one at a time: {@link #add} each raw event, then {@link #finish};
+     * {@link #close} releases the writer (without finishing). One thread.
+     */
+    public final class Pass implements AutoCloseable {
+        private final ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
+        private final Trim trim = new Trim();
+        private final SecretMove move = new SecretMove(keys);
+        private final String former = DeviceHashes.formerField(ProfileModel.DEVICE_FIELD);
+        private final Set<ByteBuffer> devices = new LinkedHashSet<>();
+        private final Table profiles;
+        private final BufferedMutator out;
+        private long impressions;
+        private long written;
+        private long nanos;
+
+        private Pass() throws IOException {
+            profiles = connection.getTable(layout.profilesTable());
+            out = connection.getBufferedMutator(new BufferedMutatorParams(layout.profilesTable()).writeBufferSize(4L << 20));
+        }
+
+        /** Rewrites {@code e}'s view when it is an impression; moves or trims when a batch is full. */
+        public void add(Event e) throws IOException {
+            long start = System.nanoTime();
+            try {
+                String previous = e.hashed().get(former);
+                String device = e.hashed().get(ProfileModel.DEVICE_FIELD);
+                if (previous != null && !unidentified.isUnidentifiedHash(device) && move.note(previous, device)) {
+                    move.batch(profiles, out, devices);
+                }
+                if (!ProfileModel.IMPRESSION.equals(e.type())) {
+                    return;
+                }
+                impressions++;
+                if (unidentified.isUnidentifiedHash(device)) {
+                    return;
+                }
+                Put put = ViewCells.put(keys, e);
+                if (put != null) {
+                    out.mutate(put.setDurability(Durability.ASYNC_WAL));
+                    written++;
+                    devices.add(ByteBuffer.wrap(put.getRow()));
+                    if (devices.size() >= DEVICES_PER_BATCH) {
+                        move.batch(profiles, out, devices);
+                        trim.batch(profiles, out, devices);
+                    }
+                }
+            } finally {
+                nanos += System.nanoTime() - start;
+            }
+        }
+
+        /** Moves and trims what is still gathered, flushes, and returns what the pass did. */
+        public Summary finish() throws IOException {
+            long start = System.nanoTime();
             move.batch(profiles, out, devices);
             trim.batch(profiles, out, devices);
             out.flush();
+            nanos += System.nanoTime() - start;
+            return new Summary(impressions, written, trim.checked, trim.trimmed, move.devicesMoved(), move.cellsMoved(), move.seconds());
         }
-        return new Summary(impressions, written, trim.checked, trim.trimmed, move.devicesMoved(), move.cellsMoved(), move.seconds());
+
+        /** Wall time spent in this pass's own work so far (not the reading of the events). */
+        public double seconds() {
+            return nanos / 1e9;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (Table t = profiles) {
+                out.close();
+            }
+        }
     }
 
     /** The count bound over batches of touched devices; counts what it did. */

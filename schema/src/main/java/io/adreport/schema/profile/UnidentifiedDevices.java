@@ -2,6 +2,7 @@ package io.adreport.schema.profile;
 
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.DeviceHashes;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -40,6 +41,24 @@ public final class UnidentifiedDevices {
                 add(hashes.previousHasher(), p.trim());
             }
         }
+    }
+
+    private UnidentifiedDevices() {
+    }
+
+    /**
+     * Known only by their keyed hashes ({@link #hashes} of another instance): what a task on
+     * another host needs to recognise them in stored events without the device secret.
+     */
+    public static UnidentifiedDevices ofHashes(Collection<String> hashes) {
+        UnidentifiedDevices u = new UnidentifiedDevices();
+        u.hashed.addAll(hashes);
+        return u;
+    }
+
+    /** The keyed hashes known (a copy). */
+    public Set<String> hashes() {
+        return Set.copyOf(hashed);
     }
 
     private void add(DeviceHasher hasher, String id) {

@@ -15,7 +15,9 @@
 #                             [--keep DIR [--reuse]] [--port P]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
-# `reconcile --day` process (JVM start included) and its "phases:" line, then, for wall and for
+# `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
+# whose `reconcile` runs in the stack through its control socket is marked "[in the stack]"), and
+# its "phases:" line, then, for wall and for
 # CPU, the fixed cost (the empty day's median) and the rate beyond it (events / (median - fixed
 # cost)); on a shared machine the CPU figures move far less with the load than the wall ones.
 # RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR).
@@ -84,13 +86,19 @@ for f in "${loads[@]}"; do
 done
 
 : >>"$work/times"; mark=$(wc -l <"$work/times")
+stack_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat"; }
 recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to times
-  local s out cpu; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"
-  # CPU seconds (user + system) of the process: what the pass costs whatever else runs on the machine
+  local s out cpu before; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"; before=$(stack_cpu)
+  # CPU seconds (user + system) of the command's process and of the stack's process meanwhile: a
+  # build whose `reconcile` runs in the local stack (its control socket) spends its CPU there, and
+  # the stack's own background work is charged to every build alike. What the pass costs whatever
+  # else runs on the machine.
   cpu=$( { TIMEFORMAT='%U %S'; time ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" \
     "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" >"$out" 2>&1; } 2>&1 ) || { tail -30 "$out" >&2; exit 1; }
-  printf '%s %s %s %s %s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
-    "$(echo "$cpu" | awk '{ printf "%.1f", $1 + $2 }')" "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" | tee -a "$work/times" >&2
+  cpu=$(echo "$cpu $before $(stack_cpu)" | awk '{ printf "%.1f", $1 + $2 + $4 - $3 }')
+  printf '%s %s %s %s %s%s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+    "$cpu" "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" \
+    "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')" | tee -a "$work/times" >&2
 }
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 for r in $(seq 1 "$runs"); do

@@ -101,6 +101,17 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$PORT/v1/rollups
 # Another process finds the running stack through the data directory.
 ADREPORT_SKIP_BUILD=1 "$ROOT/bin/adreport" schema apply --dry-run --data-dir "$DATA/d" | tee "$DATA/schema.txt"
 grep -Eq "0 created, 0 missing, [0-9]+ ok, 0 with drift" "$DATA/schema.txt" || { echo "smoke: schema apply --dry-run did not find the tables"; exit 1; }
+# `reconcile` beside the running stack runs in the stack's process, through its control socket in
+# the data directory, and the day it passed is served as reconciled.
+PAST=$(date -u -d '6 days ago' +%F)
+ADREPORT_SKIP_BUILD=1 "$ROOT/bin/adreport" reconcile --day "$PAST" --data-dir "$DATA/d" >"$DATA/reconcile.txt" 2>&1 ||
+  { echo "smoke: reconcile --day $PAST failed"; cat "$DATA/reconcile.txt"; exit 1; }
+grep -q "in the local stack's process" "$DATA/reconcile.txt" && grep -q '^phases: close' "$DATA/reconcile.txt" ||
+  { echo "smoke: reconcile did not run in the local stack"; cat "$DATA/reconcile.txt"; exit 1; }
+status=$(curl -fsS -H "Authorization: Bearer $(cat "$DATA/d/analyst.key")" "http://localhost:$PORT/v1/reconcile/$PAST" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+[ "$status" = reconciled ] || { echo "smoke: $PAST is $status after reconcile, not reconciled"; exit 1; }
+echo "smoke: reconcile --day $PAST ran in the stack: $(grep '^phases:' "$DATA/reconcile.txt")"
 # The demo's traffic is counted (its volume is the simulator's: only that it arrives is checked).
 first=0
 for _ in $(seq 1 60); do first=$(impressions); [ "$first" -gt 0 ] && break; sleep 2; done

@@ -1,7 +1,13 @@
 package io.adreport.launcher.cli;
 
 import io.adreport.client.cli.Args;
+import io.adreport.launcher.control.ControlClient;
 import io.adreport.launcher.local.LocalStack;
+import io.adreport.reconcile.Reconciler;
+import io.adreport.schema.config.CoreConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
 import io.adreport.reconcile.job.DayRange;
 import java.io.PrintStream;
 import java.util.List;
@@ -16,10 +22,11 @@ public final class Commands {
               local [--demo] [--demo-rate N] [--data-dir DIR] [--port P] [--ingest-port P] [--cube FILE] [--verbose]
                     run everything on this machine: embedded HBase, ingest, report API + dashboard, nightly reconcile
               schema apply [--dry-run]           create or verify the tables (exit 2 when they drift from the cube)
-              reconcile --day YYYY-MM-DD [--dry-run]
-              reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--dry-run]
+              reconcile --day YYYY-MM-DD [--dry-run] [--in-process]
+              reconcile --from YYYY-MM-DD --to YYYY-MM-DD [--dry-run] [--in-process]
                                                  recount a day (or the days from..to, both included, oldest first,
-                                                 one line each) from raw events and correct the counters
+                                                 one line each) from raw events and correct the counters; beside a
+                                                 running local stack the stack's process runs it (--in-process: this one)
               segments load FILE                 bulk-load audience segments (CSV device,segment,score) into device profiles
               privacy delete DEVICE [--wait]     delete what is held about a device (raw events keep counting without it;
                                                  profile and index deleted); prints the deletion id, with --wait its steps.
@@ -47,7 +54,7 @@ public final class Commands {
 
     private static final Set<String> VALUED = Set.of("data-dir", "cube", "config", "port", "ingest-port", "namespace",
             "role", "day", "from", "to", "demo-rate");
-    private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help", "wait");
+    private static final Set<String> BOOLEANS = Set.of("demo", "dry-run", "verbose", "help", "wait", "in-process");
 
     private Commands() {
     }
@@ -87,10 +94,11 @@ public final class Commands {
                 } catch (IllegalArgumentException e) {
                     throw new Args.UsageException(e.getMessage());
                 }
-                if (days.oneDay()) {
-                    return ReconcileLauncher.run(Context.from(settings), days.from(), args.has("dry-run"), out);
+                Optional<Integer> inStack = inLocalStack(argv, args, settings, out);
+                if (inStack.isPresent()) {
+                    return inStack.get();
                 }
-                return ReconcileLauncher.runRange(settings, days, args.has("dry-run"), out);
+                return ReconcileLauncher.run(Context.from(settings), days, args.has("dry-run"), out);
             }
             case "segments" -> {
                 return SegmentsCommand.run(Context.from(settings), args, out);
@@ -111,6 +119,60 @@ public final class Commands {
             }
             default -> throw new Args.UsageException("unknown command '" + command + "'");
         }
+    }
+
+    /**
+     * Runs the command in the local stack of the data directory through its control socket
+     * ({@link ControlClient}); empty when it must run here: {@code --in-process}, settings of its
+     * own ({@code --set}, {@code --config}, {@code --cube}, {@code --namespace}: the stack runs with
+     * its own), or no stack listening.
+     */
+    private static Optional<Integer> inLocalStack(List<String> argv, Args args, Settings settings, PrintStream out)
+            throws IOException {
+        if (args.has("in-process") || !args.sets().isEmpty() || args.has("config") || args.has("cube") || args.has("namespace")) {
+            return Optional.empty();
+        }
+        Path dataDir = CoreConfig.from(settings.resolve(CoreConfig.DEF)).dataDir();
+        return ControlClient.run(dataDir, argv, out);
+    }
+
+    /**
+     * A command sent through the local stack's control socket ({@code ControlServer}), run in the
+     * stack's process with its context and its {@code reconciler}: only {@code reconcile}.
+     */
+    public static int runInStack(List<String> argv, Context ctx, Reconciler reconciler, PrintStream out) {
+        try {
+            if (argv.isEmpty() || !argv.get(0).equals("reconcile")) {
+                throw new Args.UsageException("the local stack runs only 'reconcile' through its control socket, not " + argv);
+            }
+            Args args = Args.parse(argv.subList(1, argv.size()), VALUED, BOOLEANS);
+            DayRange days;
+            try {
+                days = DayRange.parse(args.flag("day"), args.flag("from"), args.flag("to"));
+            } catch (IllegalArgumentException e) {
+                throw new Args.UsageException(e.getMessage());
+            }
+            return ReconcileLauncher.run(reconciler, ctx.layout().namespace(), days, args.has("dry-run"),
+                    " (in the local stack's process)", out);
+        } catch (Exception e) {
+            return exitCode(e, out);
+        }
+    }
+
+    /** Prints what a failed command says and returns its exit code (64: usage, 1: anything else). */
+    public static int exitCode(Exception e, PrintStream err) {
+        if (e instanceof Args.UsageException) {
+            err.println("adreport: " + e.getMessage());
+            err.println("Run 'bin/adreport help' for usage.");
+            return 64;
+        }
+        if (e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+            err.println("adreport: " + e.getMessage());
+            return 1;
+        }
+        err.println("adreport: " + e);
+        e.printStackTrace(err);
+        return 1;
     }
 
     static void expect(Args args, int positionals, String usage) {

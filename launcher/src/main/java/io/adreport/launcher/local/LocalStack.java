@@ -14,6 +14,8 @@ import io.adreport.launcher.demo.ServeAdClient;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.launcher.embedded.EmbeddedHBase;
+import io.adreport.launcher.cli.Commands;
+import io.adreport.launcher.control.ControlServer;
 import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.ReconcileScheduler;
 import io.adreport.reconcile.Reconciler;
@@ -159,6 +161,8 @@ public final class LocalStack {
 
         Reconciler reconciler = Services.withViewRepair(ctx, connection,
                 new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock));
+        // `bin/adreport reconcile` beside this stack runs in this warm process (its JVM start-up is most of a pass's fixed cost)
+        ControlServer.start(dataDir, (argv, o, e) -> Commands.runInStack(argv, ctx, reconciler, o)).ifPresent(started::push);
         if (reconcileConfig.enabled()) {
             ReconcileScheduler scheduler = new ReconcileScheduler(reconcileConfig, clock, reconciler);
             scheduler.start();

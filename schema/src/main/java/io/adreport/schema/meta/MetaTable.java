@@ -1,5 +1,6 @@
 package io.adreport.schema.meta;
 
+import io.adreport.schema.hbase.DeadlineReads;
 import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
@@ -7,15 +8,8 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -39,6 +33,11 @@ final class MetaTable {
     private final TableLayout layout;
     private final Clock clock;
     private final Duration operationTimeout;
+
+    /** Deadline-bound meta reads, shared by every store of the process: 4 threads, 256 waiting. */
+    private static final DeadlineReads READS = new DeadlineReads("adreport-meta-read", 4, 256, new DeadlineReads.Wording(
+            "meta table busy: too many reads already waiting for HBase", "meta table did not answer within ",
+            "interrupted while reading the meta table"));
 
     /**
      * @param operationTimeout bounds every call (null: the connection's default, which with HBase's
@@ -95,47 +94,29 @@ final class MetaTable {
 
     /**
      * Runs a read of a request path under a hard deadline when this table has an operation
-     * timeout. HBase's own operation timeout does not cover a caller parked on the connection's
-     * region-lookup lock while another thread waits out a meta lookup (minutes during an outage);
-     * so the read runs on a small bounded pool and the caller stops waiting at the deadline
-     * (503 upstream). A full pool refuses at once rather than queueing callers behind a dead HBase.
-     * Without a timeout the read runs on the caller's thread.
+     * timeout ({@link DeadlineReads}: HBase's own operation timeout does not cover a caller parked
+     * on the connection's region-lookup lock), 503 upstream. Without a timeout the read runs on
+     * the caller's thread.
      */
     <T> T withDeadline(Callable<T> read) {
-        if (operationTimeout == null) {
-            try {
-                return read.call();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (Exception e) {
-                throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
-            }
-        }
-        Future<T> f;
         try {
-            f = DeadlinePool.POOL.submit(read);
-        } catch (RejectedExecutionException e) {
-            throw new UncheckedIOException(new IOException("meta table busy: too many reads already waiting for HBase"));
+            if (operationTimeout == null) {
+                return read.call();
+            }
+            return READS.call(read, operationTimeout);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
         }
-        return await(f, System.nanoTime() + operationTimeout.toNanos());
     }
 
     /** The answer of {@code f}, waited for until {@code deadlineNanos} ({@link System#nanoTime}). */
     <T> T await(Future<T> f, long deadlineNanos) {
         try {
-            return f.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(true);
-            throw new UncheckedIOException(new IOException("meta table did not answer within " + operationTimeout.toMillis() + " ms"));
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof IOException io) {
-                throw new UncheckedIOException(io);
-            }
-            throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException(new IOException("interrupted while reading the meta table"));
+            return READS.await(f, deadlineNanos, operationTimeout == null ? Duration.ofDays(1) : operationTimeout);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -144,14 +125,5 @@ final class MetaTable {
             return TimedTables.open(connection, layout.metaTable(), operationTimeout, operationTimeout);
         }
         return connection.getTable(layout.metaTable());
-    }
-
-    /** Threads for deadline-bound meta reads, shared by every store of the process; daemon, bounded. */
-    private static final class DeadlinePool {
-        static final ExecutorService POOL = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256), r -> {
-            Thread t = new Thread(r, "adreport-meta-read");
-            t.setDaemon(true);
-            return t;
-        });
     }
 }

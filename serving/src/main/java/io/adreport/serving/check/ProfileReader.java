@@ -1,5 +1,6 @@
 package io.adreport.serving.check;
 
+import io.adreport.schema.hbase.DeadlineReads;
 import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
@@ -206,9 +207,17 @@ final class ProfileReader {
         return f != 0 ? f : cmp.compareQualifiers(x, y);
     }
 
-    /** {@code op} on the calling thread without a deadline, else under it ({@link #getWithin}). */
+    /**
+     * {@code op} on the calling thread without a deadline, else under it: its Table gives up after
+     * the deadline (operation and RPC timeouts), and the request thread waits at most that long for
+     * it ({@link DeadlineReads}), because not every wait of the HBase client is bounded by the
+     * Table's timeouts. A read past the deadline is cancelled and reported as an
+     * {@link IOException}; so is a read refused because every reader thread is still held by
+     * earlier slow reads (the pool is bounded: a stuck region server cannot take all of the
+     * process's threads).
+     */
     private <T> T read(Read<T> op) throws IOException {
-        return deadline.isZero() ? op.run() : getWithin(op);
+        return deadline.isZero() ? op.run() : READERS.call(op::run, deadline);
     }
 
     private Result getOne(Get get) throws IOException {
@@ -235,43 +244,10 @@ final class ProfileReader {
         T run() throws IOException;
     }
 
-    /**
-     * The Get under a hard deadline: its Table gives up after the deadline (operation and RPC
-     * timeouts), and the request thread waits at most that long for it, because not every wait of
-     * the HBase client is bounded by the Table's timeouts (a region lookup in {@code hbase:meta}
-     * on a stopped region server waits for the client's meta timeout). A read past the deadline is
-     * cancelled and reported as an {@link IOException}; so is a read refused because every reader
-     * thread is still held by earlier slow reads (the pool is bounded: a stuck region server cannot
-     * take all of the process's threads).
-     */
-    private <T> T getWithin(Read<T> op) throws IOException {
-        java.util.concurrent.Future<T> f;
-        try {
-            f = READERS.submit(op::run);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new IOException("profile read refused: all " + MAX_READERS + " reader threads wait on slow reads");
-        }
-        try {
-            return f.get(deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            f.cancel(true);
-            throw new IOException("profile read missed its deadline of " + deadline.toMillis() + " ms");
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        } catch (InterruptedException e) {
-            f.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while reading a profile");
-        }
-    }
-
     /** Most profile reads in flight at once under a deadline (each also bounded by its Table's timeouts). */
     static final int MAX_READERS = 256;
 
-    private static final java.util.concurrent.ExecutorService READERS = new java.util.concurrent.ThreadPoolExecutor(0, MAX_READERS,
-            60, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), runnable -> {
-                Thread t = new Thread(runnable, "adreport-profile-read");
-                t.setDaemon(true);
-                return t;
-            });
+    private static final DeadlineReads READERS = new DeadlineReads("adreport-profile-read", MAX_READERS, 0,
+            new DeadlineReads.Wording("profile read refused: all " + MAX_READERS + " reader threads wait on slow reads",
+                    "profile read missed its deadline of ", "interrupted while reading a profile"));
 }

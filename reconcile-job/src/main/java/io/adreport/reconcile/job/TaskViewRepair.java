@@ -45,7 +45,8 @@ final class TaskViewRepair {
         TaskViewRepair task = new TaskViewRepair(context, null);
         try {
             TableLayout layout = job.layout();
-            task.pass = new ViewRepair(connection.get(), layout, settings.unidentified()).open();
+            // each of the job's splits holds part of every device's views: a device is checked once it fed T of them here
+            task.pass = new ViewRepair(connection.get(), layout, settings.unidentified()).open(ViewRepair.trimMin(job.splits()));
         } catch (IOException | RuntimeException e) {
             task.failed(e);
         }

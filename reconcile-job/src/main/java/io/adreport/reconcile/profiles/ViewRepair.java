@@ -61,6 +61,18 @@ import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
  * before the deletes leaves more than K views, which the checks never count past (they count the
  * newest K per campaign) and the next pass that touches the device removes.
  *
+ * <p><b>Light devices are not checked.</b> A pass fed part of a day (one of the recount's S map
+ * tasks, {@link #open(int)}) checks a device only once it has fed {@link #trimMin(int) T} of its
+ * views; most devices see a few impressions a day, and their check (a Get each) was most of the
+ * pass's cost. Views of a device are counted in a fixed array of {@value #COUNT_SLOTS} slots by
+ * row hash (4 MB, whatever the day's size): a collision only adds to a count, so it can only add
+ * checks, never remove one. What is skipped is bounded: a campaign's views live at most
+ * {@link TableLayout#VIEW_TTL_DAYS} days, spanning {@code VIEW_TTL_DAYS + 1} UTC days, and an
+ * unchecked device adds fewer than T views per task and day, so a history holds at most
+ * {@code K + (VIEW_TTL_DAYS + 1) * S * (T - 1)} views of a campaign, which T keeps within 1.5 K
+ * (or {@code K + (VIEW_TTL_DAYS + 1) * S} with many splits). Checks stay exact either way: they
+ * count the newest K per campaign.
+ *
  * <p><b>Where it runs.</b> Nightly, inside the recount's map tasks ({@code TaskViewRepair}): each
  * task feeds its {@link Pass} the raw events its split decodes anyway, so the day is scanned once
  * for the recount and the repair together. A device whose impressions fall in two splits is
@@ -73,6 +85,8 @@ import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
  */
 public final class ViewRepair {
     static final int DEVICES_PER_BATCH = 1_000;
+    /** Slots of a pass's per-device view counts ({@link #open(int)}). */
+    static final int COUNT_SLOTS = 1 << 20;
 
     private final Connection connection;
     private final TableLayout layout;
@@ -140,9 +154,30 @@ public final class ViewRepair {
         }
     }
 
-    /** Opens a pass to be fed the events of one day (or of part of it: one map task's split). */
+    /** Opens a pass that checks every device it is fed a view of (a whole day in one pass). */
     public Pass open() throws IOException {
-        return new Pass();
+        return new Pass(1);
+    }
+
+    /**
+     * Opens a pass to be fed part of a day (one map task's split) that checks a device against the
+     * count bound only once it has fed {@code trimMin} of its views ({@link #trimMin(int)}).
+     */
+    public Pass open(int trimMin) throws IOException {
+        return new Pass(trimMin);
+    }
+
+    /**
+     * The views a pass over one of {@code passesPerDay} parts of a day must see of a device before
+     * it checks it: {@code max(2, 1 + K / (2 * (VIEW_TTL_DAYS + 1) * passesPerDay))}, so that what
+     * unchecked devices add stays within K / 2 per campaign (see the class comment).
+     */
+    public static int trimMin(int passesPerDay) {
+        if (passesPerDay < 1) {
+            throw new IllegalArgumentException("passes per day must be at least 1, not " + passesPerDay);
+        }
+        long spanned = TableLayout.VIEW_TTL_DAYS + 1L;
+        return (int) Math.max(2, 1 + ViewCells.MAX_VIEWS_KEPT / (2 * spanned * passesPerDay));
     }
 
     /**
@@ -157,11 +192,16 @@ public final class ViewRepair {
         private final Set<ByteBuffer> devices = new LinkedHashSet<>();
         private final Table profiles;
         private final BufferedMutator out;
+        private final int trimMin;
+        /** Views fed per row-hash slot, saturating at {@link #trimMin}; null when every device is checked. */
+        private final int[] seen;
         private long impressions;
         private long written;
         private long nanos;
 
-        private Pass() throws IOException {
+        private Pass(int trimMin) throws IOException {
+            this.trimMin = trimMin;
+            this.seen = trimMin > 1 ? new int[COUNT_SLOTS] : null;
             profiles = connection.getTable(layout.profilesTable());
             out = connection.getBufferedMutator(new BufferedMutatorParams(layout.profilesTable()).writeBufferSize(4L << 20));
         }
@@ -186,7 +226,9 @@ public final class ViewRepair {
                 if (put != null) {
                     out.mutate(put.setDurability(Durability.ASYNC_WAL));
                     written++;
-                    devices.add(ByteBuffer.wrap(put.getRow()));
+                    if (heavy(put.getRow())) {
+                        devices.add(ByteBuffer.wrap(put.getRow()));
+                    }
                     if (devices.size() >= DEVICES_PER_BATCH) {
                         move.batch(profiles, out, devices);
                         trim.batch(profiles, out, devices);
@@ -195,6 +237,19 @@ public final class ViewRepair {
             } finally {
                 nanos += System.nanoTime() - start;
             }
+        }
+
+        /** Counts one more view of {@code row}; whether the device has now fed {@link #trimMin} views. */
+        private boolean heavy(byte[] row) {
+            if (seen == null) {
+                return true;
+            }
+            int h = java.util.Arrays.hashCode(row);
+            int slot = (h ^ (h >>> 16)) & (COUNT_SLOTS - 1);
+            if (seen[slot] < trimMin) {
+                seen[slot]++;
+            }
+            return seen[slot] >= trimMin;
         }
 
         /** Moves and trims what is still gathered, flushes, and returns what the pass did. */

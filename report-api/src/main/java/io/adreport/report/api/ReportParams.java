@@ -19,7 +19,6 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -62,7 +61,7 @@ final class ReportParams {
                         + "with an offset or in tz; must fall on a boundary of the rollup's finest stored bucket (15 minutes)").mandatory(),
                 Param.query(TO, "string", "end, exclusive, same forms as from; at most " + MAX_RANGE.toDays() + " days after from").mandatory(),
                 Param.query(GRANULARITY, "string", "bucket width, cut in tz; all = one row per group for the whole range")
-                        .oneOf(Arrays.stream(ReportGranularity.values()).map(ReportGranularity::label).toList()).withDefault("day"),
+                        .oneOf(ReportGranularity.labels()).withDefault("day"),
                 Param.query(TZ, "string", "IANA time zone where hours, days and months are cut (e.g. America/New_York, Asia/Kolkata)")
                         .withDefault("UTC"),
                 Param.query(METRICS, "string", "comma list of " + metricNames + "; default all"),
@@ -102,7 +101,7 @@ final class ReportParams {
             throw badParam(TO, "must be at most " + MAX_RANGE.toDays() + " days after from");
         }
         ReportGranularity granularity = ReportGranularity.fromLabel(ctx.queryParamAsClass(GRANULARITY, String.class)
-                .check(v -> ReportGranularity.fromLabel(v) != null, "must be one of hour, day, month, all")
+                .check(v -> ReportGranularity.fromLabel(v) != null, "must be one of " + String.join(", ", ReportGranularity.labels()))
                 .getOrDefault("day"));
         List<String> metrics = list(ctx, METRICS, allMetrics(), "must be a comma list of " + allMetrics());
         if (metrics.isEmpty()) {

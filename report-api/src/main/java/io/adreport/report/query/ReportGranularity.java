@@ -1,5 +1,7 @@
 package io.adreport.report.query;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /** Width of a report's time buckets, cut in the report's time zone. */
@@ -10,6 +12,11 @@ public enum ReportGranularity {
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The labels of all granularities, in declaration order: the values a report accepts. */
+    public static List<String> labels() {
+        return Arrays.stream(values()).map(ReportGranularity::label).toList();
     }
 
     /** The granularity named {@code label}, or null. */

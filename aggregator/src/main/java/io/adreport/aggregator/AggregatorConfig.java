@@ -52,6 +52,11 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
 
+        /** Every mode's setting, in declaration order: the values {@code aggregator.mode} accepts. */
+        static String[] settings() {
+            return java.util.Arrays.stream(values()).map(Mode::setting).toArray(String[]::new);
+        }
+
         static Mode of(String setting) {
             return valueOf(setting.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
         }
@@ -60,7 +65,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
     public static final ConfigDef DEF = new ConfigDef("Aggregator")
             .define("ingest.port", Type.INT, "8081", ConfigDef.between(0, 65535),
                     "Ingest HTTP port (POST /v1/events, GET /v1/pixel); 0 picks a free port")
-            .define("aggregator.mode", Type.STRING, "coalesced", ConfigDef.oneOf("coalesced", "naive", "put-only"),
+            .define("aggregator.mode", Type.STRING, "coalesced", ConfigDef.oneOf(Mode.settings()),
                     "coalesced: sum deltas in memory and flush each row's running totals as one Put (its writer cells) in "
                             + "batches; naive: one synchronous incrementColumnValue per counter cell per event (for benchmarks); "
                             + "put-only: BENCHMARKS ONLY, the ingest ceiling: each event's raw row is stored by a plain batched Put "

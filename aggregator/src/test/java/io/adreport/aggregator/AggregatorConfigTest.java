@@ -18,6 +18,16 @@ class AggregatorConfigTest {
     }
 
     @Test
+    void every_mode_is_accepted_by_its_setting_and_nothing_else() {
+        for (AggregatorConfig.Mode m : AggregatorConfig.Mode.values()) {
+            assertEquals(m, AggregatorConfig.of(Map.of("aggregator.mode", m.setting())).mode());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AggregatorConfig.of(Map.of("aggregator.mode", "batched")));
+        assertTrue(e.getMessage().contains("aggregator.mode: coalesced, naive or put-only, not 'batched'"), e.getMessage());
+    }
+
+    @Test
     void a_buffer_age_bound_not_above_the_flush_interval_is_refused_naming_both_settings() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> AggregatorConfig.of(Map.of("flush.interval.ms", "5000", "buffer.max.age.ms", "5000")));

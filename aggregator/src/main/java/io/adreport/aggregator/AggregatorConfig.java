@@ -179,7 +179,7 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */
     public static AggregatorConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     /** The base URL to advertise once the ingest server listens on {@code port}. */

@@ -28,7 +28,7 @@ public record PrivacyConfig(Duration interval, int batch, Duration compactRetry)
     }
 
     public static PrivacyConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     public static PrivacyConfig defaults() {

@@ -85,7 +85,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
 
     /** Defaults, overridden by {@code overrides} (setting name → value). */
     public static ReconcileConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     /** Settings given as Hadoop properties ({@code -D reconcile.grace.ms=...} of {@code hadoop jar}). */

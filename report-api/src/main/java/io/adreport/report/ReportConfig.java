@@ -79,7 +79,7 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
 
     /** Defaults with {@code overrides} applied (no environment), e.g. for tests and tools. */
     public static ReportConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     public static ReportConfig defaults() {

@@ -55,6 +55,6 @@ public record ServeConfig(boolean denyUnidentified, boolean timelineReads, Durat
     }
 
     public static ServeConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 }

@@ -132,6 +132,14 @@ public final class ConfigDef {
         return parse(Map.of(), System.getenv(), overrides);
     }
 
+    /**
+     * The defaults with {@code overrides} applied, and nothing else: no file, no environment. For
+     * tests and tools that must not depend on the process's environment.
+     */
+    public Values withOverrides(Map<String, String> overrides) {
+        return parse(Map.of(), Map.of(), overrides);
+    }
+
     private static String typeProblem(Type type, String v) {
         try {
             switch (type) {

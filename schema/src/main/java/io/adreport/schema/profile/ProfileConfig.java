@@ -35,7 +35,7 @@ public record ProfileConfig(List<String> placeholders, int hotViewsPerMinute, in
     }
 
     public static ProfileConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     public static ProfileConfig defaults() {

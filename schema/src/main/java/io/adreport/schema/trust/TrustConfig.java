@@ -59,7 +59,7 @@ public record TrustConfig(boolean requireIngestKey, String signed, BeaconKeys ke
 
     /** Defaults overridden by {@code overrides} only (no file, no environment): for tests and tools. */
     public static TrustConfig of(Map<String, String> overrides) {
-        return from(DEF.parse(Map.of(), Map.of(), overrides));
+        return from(DEF.withOverrides(overrides));
     }
 
     public static TrustConfig defaults() {

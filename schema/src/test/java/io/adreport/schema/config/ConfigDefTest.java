@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.adreport.schema.config.ConfigDef.Rule;
 import io.adreport.schema.config.ConfigDef.Type;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -45,5 +46,32 @@ class ConfigDefTest {
         assertTrue(e.getMessage().contains("a.threads: 1..64, not '65' (from command line)"), e.getMessage());
         assertTrue(e.getMessage().contains("a.format: json or csv, not 'xml' (from command line)"), e.getMessage());
         assertTrue(def.markdown().contains("| `a.threads` | `ADREPORT_A_THREADS` | int | `4` | 1..64 | threads |"), def.markdown());
+    }
+
+    @Test
+    void with_overrides_is_the_defaults_with_only_the_overrides_applied() {
+        ConfigDef def = new ConfigDef("Test")
+                .define("a.threads", Type.INT, "4", ConfigDef.between(1, 64), "threads")
+                .define("a.format", Type.STRING, "json", ConfigDef.oneOf("json", "csv"), "format")
+                .define("a.timeout.ms", Type.DURATION_MS, "1500", "timeout");
+
+        assertEquals(Map.of("a.threads", "4", "a.format", "json", "a.timeout.ms", "1500"),
+                def.withOverrides(Map.of()).raw());
+
+        ConfigDef.Values v = def.withOverrides(Map.of("a.format", "csv", "other.module.setting", "x"));
+        assertEquals(Map.of("a.threads", "4", "a.format", "csv", "a.timeout.ms", "1500"), v.raw());
+        assertEquals(4, v.integer("a.threads"));
+        assertEquals("csv", v.string("a.format"));
+        assertEquals(Duration.ofMillis(1500), v.millis("a.timeout.ms"));
+
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> def.withOverrides(Map.of("a.threads", "0")));
+        assertTrue(bad.getMessage().contains("a.threads: 1..64, not '0' (from command line)"), bad.getMessage());
+
+        ConfigDef required = new ConfigDef("Test").define("a.path", Type.PATH, null, "path");
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> required.withOverrides(Map.of()));
+        assertTrue(missing.getMessage().contains("a.path: is required"), missing.getMessage());
+        assertEquals("/tmp/x", required.withOverrides(Map.of("a.path", "/tmp/x")).string("a.path"));
     }
 }

@@ -88,12 +88,7 @@ public final class Commands {
                 return SchemaCommand.run(Context.from(settings), args.has("dry-run"), out);
             }
             case "reconcile" -> {
-                DayRange days;
-                try {
-                    days = DayRange.parse(args.flag("day"), args.flag("from"), args.flag("to"));
-                } catch (IllegalArgumentException e) {
-                    throw new Args.UsageException(e.getMessage());
-                }
+                DayRange days = days(args);
                 Optional<Integer> inStack = inLocalStack(argv, args, settings, out);
                 if (inStack.isPresent()) {
                     return inStack.get();
@@ -146,16 +141,19 @@ public final class Commands {
                 throw new Args.UsageException("the local stack runs only 'reconcile' through its control socket, not " + argv);
             }
             Args args = Args.parse(argv.subList(1, argv.size()), VALUED, BOOLEANS);
-            DayRange days;
-            try {
-                days = DayRange.parse(args.flag("day"), args.flag("from"), args.flag("to"));
-            } catch (IllegalArgumentException e) {
-                throw new Args.UsageException(e.getMessage());
-            }
-            return ReconcileLauncher.run(reconciler, ctx.layout().namespace(), days, args.has("dry-run"),
+            return ReconcileLauncher.run(reconciler, ctx.layout().namespace(), days(args), args.has("dry-run"),
                     " (in the local stack's process)", out);
         } catch (Exception e) {
             return exitCode(e, out);
+        }
+    }
+
+    /** The days of a {@code reconcile} command line; a wrong one is a usage error. */
+    private static DayRange days(Args args) {
+        try {
+            return DayRange.parse(args.flag("day"), args.flag("from"), args.flag("to"));
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException(e.getMessage());
         }
     }
 

@@ -34,8 +34,8 @@ public final class ControlServer implements AutoCloseable {
 
     /** Runs one command inside the stack. */
     public interface Handler {
-        /** Runs {@code args}, printing to {@code out}; returns the exit code. */
-        int run(List<String> args, PrintStream out, PrintStream err);
+        /** Runs {@code args}, printing to {@code out} (errors too: one stream reaches the client); returns the exit code. */
+        int run(List<String> args, PrintStream out);
     }
 
     private final ServerSocketChannel server;
@@ -92,7 +92,7 @@ public final class ControlServer implements AutoCloseable {
         LOG.info("control request: {}", String.join(" ", args));
         int code;
         try {
-            code = handler.run(args, out, out);
+            code = handler.run(args, out);
         } catch (RuntimeException e) {
             out.println("adreport: " + e);
             code = 1;

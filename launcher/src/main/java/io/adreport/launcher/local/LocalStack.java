@@ -162,7 +162,7 @@ public final class LocalStack {
         Reconciler reconciler = Services.withViewRepair(ctx, connection,
                 new Reconciler(hbase.configuration(), connection, ctx.layout(), reconcileConfig, clock));
         // `bin/adreport reconcile` beside this stack runs in this warm process (its JVM start-up is most of a pass's fixed cost)
-        ControlServer.start(dataDir, (argv, o, e) -> Commands.runInStack(argv, ctx, reconciler, o)).ifPresent(started::push);
+        ControlServer.start(dataDir, (argv, o) -> Commands.runInStack(argv, ctx, reconciler, o)).ifPresent(started::push);
         if (reconcileConfig.enabled()) {
             ReconcileScheduler scheduler = new ReconcileScheduler(reconcileConfig, clock, reconciler);
             scheduler.start();

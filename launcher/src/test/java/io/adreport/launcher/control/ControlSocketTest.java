@@ -25,7 +25,7 @@ class ControlSocketTest {
     @Test
     void aCommandRunsInTheServerAndItsOutputAndExitCodeReachTheClient(@TempDir Path data) throws Exception {
         List<List<String>> seen = new CopyOnWriteArrayList<>();
-        try (ControlServer server = ControlServer.start(data, (args, out, err) -> {
+        try (ControlServer server = ControlServer.start(data, (args, out) -> {
             seen.add(args);
             out.println("first line");
             out.print("no newline, then ünïcode");
@@ -50,7 +50,7 @@ class ControlSocketTest {
 
     @Test
     void aStaleSocketOrATooLongPathMeansNoStack(@TempDir Path data) throws Exception {
-        ControlServer server = ControlServer.start(data, (args, out, err) -> 0).orElseThrow();
+        ControlServer server = ControlServer.start(data, (args, out) -> 0).orElseThrow();
         Path socket = ControlSocket.path(data);
         // a stack killed with -9 leaves its socket file behind: nobody accepts on it
         Path kept = data.resolve("kept.sock");
@@ -62,13 +62,13 @@ class ControlSocketTest {
 
         Path deep = data.resolve("d".repeat(120));
         Files.createDirectories(deep);
-        assertEquals(Optional.empty(), ControlServer.start(deep, (args, out, err) -> 0), "a path too long for a socket: none");
+        assertEquals(Optional.empty(), ControlServer.start(deep, (args, out) -> 0), "a path too long for a socket: none");
         assertEquals(Optional.empty(), ControlClient.run(deep, List.of("reconcile"), System.out));
     }
 
     @Test
     void aHandlerThatThrowsAnswersItsErrorAndANonZeroExit(@TempDir Path data) throws Exception {
-        try (ControlServer server = ControlServer.start(data, (args, out, err) -> {
+        try (ControlServer server = ControlServer.start(data, (args, out) -> {
             throw new IllegalStateException("boom");
         }).orElseThrow()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -312,11 +312,12 @@ s_nightly_job() {
   # docs/CLUSTER.md step 5: `hadoop jar` of the job jar from the edge host, HADOOP_CONF_DIR and HBASE_CONF_DIR set.
   local c="$RUN/hosts/edge/conf"
   # As docs/CLUSTER.md step 5: the edge node has the device secret, so the job also
-  # rewrites and trims the day's device view histories.
+  # trims the day's device view histories, and with reconcile.views.rewrite=always writes every
+  # view of the day again (by default only a day that may miss one: a view gap or an unclean stop).
   on edge env HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" JAVA_HOME="$JAVA_HOME_DIR" \
     ADREPORT_DEVICE_HASH_SECRET="$(cat "$RUN/device-hash.secret")" \
     java -Xmx512m $OPENS -Dlog4j.configuration="file:$RUN/log4j-client.properties" -cp "$c:$(cat "$DCP_FILE"):$c" \
-    org.apache.hadoop.util.RunJar "$JOB_JAR" -D reconcile.splits=4 -D reconcile.reducers=2 --day "$D" >"$W/job.log" 2>&1 \
+    org.apache.hadoop.util.RunJar "$JOB_JAR" -D reconcile.splits=4 -D reconcile.reducers=2 -D reconcile.views.rewrite=always --day "$D" >"$W/job.log" 2>&1 \
     || { grep -E "ERROR|Exception|failed" "$W/job.log" | head -5; echo "the job failed (exit $?; $W/job.log)"; return 1; }
   local want got status
   want=$(expected_network)

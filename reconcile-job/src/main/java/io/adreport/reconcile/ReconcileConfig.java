@@ -25,10 +25,12 @@ import org.apache.hadoop.conf.Configuration;
  * @param bulkMinCells   corrections of one reduce task from which they are bulk-loaded as HFiles
  *                       instead of written as Puts/Deletes (0 = always, -1 = never)
  * @param tmpDir         base directory of the local job runner's files ("" = system temp dir)
+ * @param rewriteViews   write every day's device views again ({@code always}), not only a day
+ *                       that may miss one ({@code gaps}, {@code ViewRewrite})
  */
 public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays, Duration grace, Duration liveness,
                               Duration poll, int splits, int reducers, int joinBatch, int mapBufferCells, int bulkMinCells,
-                              String tmpDir) {
+                              String tmpDir, boolean rewriteViews) {
 
     public static final String ENABLED = "reconcile.enabled";
     public static final String TIME = "reconcile.time";
@@ -45,6 +47,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
     /** Corrections per reduce task from which they are bulk-loaded; 0 = always, -1 = never. */
     public static final String BULK_MIN_CELLS = "reconcile.bulk.min.cells";
     public static final String TMP_DIR = "reconcile.tmp.dir";
+    public static final String VIEWS_REWRITE = "reconcile.views.rewrite";
 
     /**
      * The settings the job's input format and tasks read back from the job configuration, where
@@ -74,13 +77,15 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
             .define(BULK_MIN_CELLS, Type.INT, "500000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
-            .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory");
+            .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory")
+            .define(VIEWS_REWRITE, Type.STRING, "gaps", ConfigDef.oneOf("gaps", "always"),
+                    "When the nightly pass writes a day's device views (frequency-cap history) again from its raw impressions: gaps = only when the day may miss one (a view write failed for an event of the day, or an aggregator stopped without retiring since the day before it); always = every pass (what restores views lost any other way, e.g. a restored profiles table). Either way the pass trims each device's history to its bound");
 
     public static ReconcileConfig from(ConfigDef.Values v) {
         return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),
                 v.millis(GRACE_MS), v.millis(LIVENESS_MS), v.millis(POLL_MS),
                 v.integer(SPLITS), v.integer(REDUCERS), v.integer(JOIN_BATCH),
-                v.integer(MAP_BUFFER_CELLS), v.integer(BULK_MIN_CELLS), v.string(TMP_DIR));
+                v.integer(MAP_BUFFER_CELLS), v.integer(BULK_MIN_CELLS), v.string(TMP_DIR), "always".equals(v.string(VIEWS_REWRITE)));
     }
 
     /** Defaults, overridden by {@code overrides} (setting name → value). */

@@ -4,6 +4,7 @@ import io.adreport.reconcile.job.DayRange;
 import io.adreport.reconcile.job.ReconcileCounter;
 import io.adreport.reconcile.job.ReconcileJob;
 import io.adreport.reconcile.profiles.ViewRepair;
+import io.adreport.reconcile.profiles.ViewRewrite;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.cube.ProfileModel;
@@ -50,6 +51,9 @@ public final class Reconciler {
     private final RankedIndexWriter index;
     private final Clock clock;
     private final Connection connection;
+    private final HeartbeatStore heartbeats;
+    private final boolean rewriteViews;
+    private final java.time.Duration liveness;
     private volatile ViewRepair views;
     private volatile String lastPhases = "";
 
@@ -63,7 +67,10 @@ public final class Reconciler {
         config.applyTo(jobConf);
         this.layout = layout;
         this.meta = new DayStatusStore(connection, layout, clock);
-        this.close = new DayCloseProtocol(meta, new HeartbeatStore(connection, layout, clock), clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.heartbeats = new HeartbeatStore(connection, layout, clock);
+        this.close = new DayCloseProtocol(meta, heartbeats, clock, sleeper, config.grace(), config.liveness(), config.poll());
+        this.rewriteViews = config.rewriteViews();
+        this.liveness = config.liveness();
         this.index = new RankedIndexWriter(connection, layout);
         this.clock = clock;
         this.connection = connection;
@@ -93,14 +100,22 @@ public final class Reconciler {
         Map<String, Long> next = index.nextGenerations(day);
         Configuration c = ReconcileJob.writingIndex(jobConf, next);
         ViewRepair repair = views;
+        java.time.Instant gap = null;
+        ViewRewrite.Decision rewrite = null;
         if (repair != null) {
-            repair.settings().applyTo(c); // the map tasks repair the views from the rows they recount
+            // read after the close: an aggregator records its view gaps before it acknowledges the close
+            gap = meta.viewGap(day);
+            rewrite = ViewRewrite.decide(day, rewriteViews, gap, heartbeats.aggregators(), clock.instant(), liveness);
+            repair.settings(rewrite.rewrite()).applyTo(c); // the map tasks repair the views from the rows they recount
         }
         org.apache.hadoop.mapreduce.Counters[] counters = new org.apache.hadoop.mapreduce.Counters[1];
         DriftReport report = ReconcileJob.run(c, connection, layout, day, false, clock, progress, all -> counters[0] = all)
                 .withUnacknowledged(outcome.unacknowledged());
         phases.end("recount");
-        long failedRepairs = repair == null ? 0 : reportViews(day, counters[0], phases, progress);
+        long failedRepairs = repair == null ? 0 : reportViews(day, counters[0], rewrite, phases, progress);
+        if (gap != null && failedRepairs == 0) {
+            meta.clearViewGap(day, gap); // the views are written again; a gap recorded since stays for the next pass
+        }
         RankedIndexWriter.Written written = index.publish(day, next, 0);
         phases.end("index");
         meta.markReconciled(day, report.toJson());
@@ -130,8 +145,8 @@ public final class Reconciler {
      * Logs and prints what the map tasks' view repair did (from the job's counters), notes its
      * time inside the recount phase, and returns the number of map tasks whose repair failed.
      */
-    private static long reportViews(LocalDate day, org.apache.hadoop.mapreduce.Counters counters, Phases phases,
-                                    PrintStream progress) {
+    private static long reportViews(LocalDate day, org.apache.hadoop.mapreduce.Counters counters, ViewRewrite.Decision rewrite,
+                                    Phases phases, PrintStream progress) {
         long written = counters.findCounter(ReconcileCounter.VIEWS_WRITTEN).getValue();
         long checked = counters.findCounter(ReconcileCounter.VIEW_DEVICES_CHECKED).getValue();
         long trimmed = counters.findCounter(ReconcileCounter.VIEWS_TRIMMED).getValue();
@@ -139,13 +154,15 @@ public final class Reconciler {
         long cellsMoved = counters.findCounter(ReconcileCounter.VIEW_CELLS_MOVED).getValue();
         long failed = counters.findCounter(ReconcileCounter.VIEW_REPAIR_FAILED_TASKS).getValue();
         double seconds = counters.findCounter(ReconcileCounter.VIEW_REPAIR_MILLIS).getValue() / 1000.0;
-        LOG.info("day {}: {} impressions re-written into device view histories; {} device checks, {} deletes of views beyond the newest {} of their campaign (a device in several map tasks is checked by each); {} devices ({} cells) moved to the current device secret{}",
-                day, written, checked, trimmed, ViewCells.MAX_VIEWS_KEPT, moved, cellsMoved,
+        String views = rewrite.rewrite() ? written + " impressions re-written into device view histories (" + rewrite.reason() + ")"
+                : "views not re-written (" + rewrite.reason() + ")";
+        LOG.info("day {}: {}; {} device checks, {} deletes of views beyond the newest {} of their campaign (a device in several map tasks is checked by each); {} devices ({} cells) moved to the current device secret{}",
+                day, views, checked, trimmed, ViewCells.MAX_VIEWS_KEPT, moved, cellsMoved,
                 failed > 0 ? "; the repair FAILED in " + failed + " map task(s) (caps stay as the live path wrote them; the day is passed again)" : "");
         if (progress != null) {
-            progress.printf("views: %d impressions re-written into device view histories, %d device checks and %d view trims in map tasks, "
+            progress.printf("views: %s, %d device checks and %d view trims in map tasks, "
                     + "%d devices (%d cells) moved to the current device secret%s%n",
-                    written, checked, trimmed, moved, cellsMoved, failed > 0 ? "; FAILED in " + failed + " map task(s)" : "");
+                    views, checked, trimmed, moved, cellsMoved, failed > 0 ? "; FAILED in " + failed + " map task(s)" : "");
         }
         phases.part(failed > 0 ? "view repair FAILED in " + failed + " map task(s), " : "view repair ", seconds, " in map tasks");
         return failed;

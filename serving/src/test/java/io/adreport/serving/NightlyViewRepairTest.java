@@ -8,9 +8,11 @@ import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.Reconciler;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.DeviceHashes;
+import io.adreport.schema.meta.AggregatorState;
 import io.adreport.schema.meta.DayState;
 import io.adreport.schema.meta.DayStatus;
 import io.adreport.schema.meta.DayStatusStore;
+import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.ViewCells;
@@ -86,7 +88,8 @@ class NightlyViewRepairTest {
 
             clock.set(Instant.parse("2026-11-21T06:00:00Z"));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            reconciler(stack, hbase.configuration(), clock).reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
+            // a loss nobody recorded (no failed write, no unclean stop): only asked for, the pass writes the views again
+            reconciler(stack, hbase.configuration(), clock, "always").reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
             String printed = out.toString(StandardCharsets.UTF_8);
 
             assertEquals(newestFirst(human), cells(stack, "human-1", "hot"), "the lost views are back, from the raw events");
@@ -122,7 +125,7 @@ class NightlyViewRepairTest {
                     ByteArrayOutputStream out = new ByteArrayOutputStream();
                     Configuration conf = new Configuration(hbase.configuration());
                     conf.setInt("hbase.client.retries.number", 2);
-                    reconciler(stack, conf, clock).reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
+                    reconciler(stack, conf, clock, "always").reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
                     String printed = out.toString(StandardCharsets.UTF_8);
                     assertTrue(printed.contains("FAILED in "), printed);
                 } finally {
@@ -135,9 +138,77 @@ class NightlyViewRepairTest {
         }
     }
 
-    private static Reconciler reconciler(ServingStack stack, Configuration conf, MutableClock clock) {
+    @Test
+    void byDefaultOnlyADayThatMayMissAViewIsRewrittenAndAFailedViewWriteMakesItSo(MiniHBase hbase) throws Exception {
+        MutableClock clock = new MutableClock(DAY_START);
+        try (ServingStack stack = ServingStack.withDefaultCube(hbase, clock)) {
+            List<Long> human = new ArrayList<>();
+            List<String> events = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                Instant t = DAY_START.plusSeconds(40 + 11L * i);
+                human.add(t.toEpochMilli());
+                events.add(ServingStack.impression("gap-" + i, t, "gap-human", "adv1", "hot"));
+            }
+            clock.set(DAY_START.plusSeconds(120));
+            ingest(stack, events);
+            deleteViews(stack, "gap-human"); // lost without a trace: no failed write, no unclean stop
+            DayStatusStore days = new DayStatusStore(hbase.connection(), stack.layout, clock);
+
+            clock.set(Instant.parse("2026-11-21T06:00:00Z"));
+            awaitHeartbeat(stack, clock); // else the clock's jump makes the live aggregator look lapsed: an unclean stop
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            reconciler(stack, hbase.configuration(), clock, "gaps").reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
+            String printed = out.toString(StandardCharsets.UTF_8);
+            assertTrue(printed.contains("views: views not re-written (no view write failed and no aggregator stopped uncleanly"), printed);
+            assertEquals(List.of(), cells(stack, "gap-human", "hot"), "a loss nobody recorded is not repaired by default");
+            assertTrue(days.day(DAY).settled());
+
+            // a late impression of the day whose view write fails: answered 503, its raw row stored, the day's gap recorded
+            TableName profiles = stack.layout.profilesTable();
+            Instant lateTs = DAY_START.plusSeconds(500);
+            try (Admin admin = hbase.connection().getAdmin()) {
+                admin.disableTable(profiles);
+                try {
+                    HttpResponse<String> r = stack.ingest(List.of(ServingStack.impression("gap-late", lateTs, "gap-human", "adv1", "hot")));
+                    assertEquals(503, r.statusCode(), r.body());
+                } finally {
+                    admin.enableTable(profiles);
+                }
+            }
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (days.viewGap(DAY) == null) {
+                assertTrue(System.nanoTime() < deadline, "the aggregator recorded no view gap within a minute");
+                Thread.sleep(100);
+            }
+            out.reset();
+            reconciler(stack, hbase.configuration(), clock, "gaps").reconcile(DAY, false, new PrintStream(out, true, StandardCharsets.UTF_8));
+            printed = out.toString(StandardCharsets.UTF_8);
+            assertTrue(printed.contains("views: 7 impressions re-written into device view histories (a view write failed"), printed);
+            List<Long> all = new ArrayList<>(human);
+            all.add(lateTs.toEpochMilli());
+            assertEquals(newestFirst(all), cells(stack, "gap-human", "hot"),
+                    "every view of the day is back, the failed one with the ones lost without a trace");
+            assertEquals(null, days.viewGap(DAY), "the gap is removed once the views are written again");
+        }
+    }
+
+    /** Waits until the stack's aggregator has heartbeaten at the clock's present time (its poll runs every second). */
+    private static void awaitHeartbeat(ServingStack stack, MutableClock clock) throws InterruptedException {
+        HeartbeatStore heartbeats = new HeartbeatStore(stack.hbase.connection(), stack.layout, clock);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            AggregatorState a = heartbeats.aggregator("serve-test");
+            if (a != null && a.heartbeat() != null && !a.heartbeat().isBefore(clock.instant())) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "no heartbeat of the aggregator at " + clock.instant() + " within a minute: " + a);
+            Thread.sleep(100);
+        }
+    }
+
+    private static Reconciler reconciler(ServingStack stack, Configuration conf, MutableClock clock, String rewrite) {
         Reconciler plain = new Reconciler(conf, stack.hbase.connection(), stack.layout,
-                ReconcileConfig.of(Map.of("reconcile.grace.ms", "0")), clock);
+                ReconcileConfig.of(Map.of("reconcile.grace.ms", "60000", "reconcile.views.rewrite", rewrite)), clock);
         Reconciler r = Reconciler.withViewRepair(plain, stack.hbase.connection(), stack.layout,
                 DeviceHashes.of(new DeviceHasher(ServingStack.SECRET)), ProfileConfig.defaults());
         assertTrue(r.repairsViews());

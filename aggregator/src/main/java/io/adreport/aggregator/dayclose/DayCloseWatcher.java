@@ -1,5 +1,6 @@
 package io.adreport.aggregator.dayclose;
 
+import io.adreport.schema.meta.AggregatorState;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.time.UtcDay;
@@ -59,6 +60,17 @@ import org.slf4j.LoggerFactory;
  * reconciled again the next night. (The mark follows the raw write: a crash between the two loses
  * the mark, not the event.)
  *
+ * <p>View gaps: {@link #noteViewGap} records a day of which an event's device view could not be
+ * written (its answer failed; a client that never retries leaves a raw row without its view). The
+ * next poll writes {@code DayStatusStore.markViewGap(day)} before it heartbeats, so a day whose
+ * close this instance acknowledges has its gaps recorded, and the nightly pass writes that day's
+ * views again. {@link #close} retires the instance only once every gap is written: an instance
+ * that could not write them stops as a crash would, which the nightly pass treats alike. On
+ * {@link #start}, a heartbeat row of the same id that was never retired means the previous run
+ * stopped uncleanly, maybe between an event's raw write and its view write: every day an event
+ * then in flight could have (the watch window back from its last heartbeat, up to tomorrow) gets
+ * a view gap.
+ *
  * <p>Concurrency: one scheduler thread owns polling and heartbeats; {@link #closedDays()} is a
  * volatile read of an immutable set, safe from any thread. A day once seen closed stays closed
  * (a re-run of the nightly job recomputes it again), so the set only grows within the window.
@@ -80,6 +92,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final LongAdder failures = new LongAdder();
     private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
+    private final Set<Long> viewGapDays = ConcurrentHashMap.newKeySet();
     private volatile Set<Long> closedEpochDays = Set.of();
     private Duration quietWait = Duration.ofSeconds(1); // scheduler thread only
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
@@ -106,6 +119,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     /** Reads the meta table once synchronously (so the first events see closed days), then polls. */
     public void start(Duration poll) {
         quietWait = poll;
+        notePreviousCrash();
         pollOnce();
         scheduler.scheduleWithFixedDelay(this::pollOnce, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -124,6 +138,16 @@ public final class DayCloseWatcher implements AutoCloseable {
         lateDays.add(epochDay);
     }
 
+    /** A device view of an event of {@code epochDay} could not be written: the next poll records the day's view gap. */
+    public void noteViewGap(long epochDay) {
+        viewGapDays.add(epochDay);
+    }
+
+    /** View gaps noted and not written to meta yet. */
+    public int pendingViewGaps() {
+        return viewGapDays.size();
+    }
+
     public long failures() {
         return failures.sum();
     }
@@ -131,6 +155,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     /** One poll: read, publish, wait for quiet, acknowledge. Package-visible for tests; thread-confined to the scheduler otherwise. */
     synchronized void pollOnce() {
         try {
+            markViewGaps(); // before the heartbeat that may acknowledge their day's close
             LocalDate today = UtcDay.today(clock).date();
             Set<LocalDate> closed = meta.closedDays(today.minusDays(windowDays), today.plusDays(1));
             Set<Long> days = new HashSet<>(closedEpochDays);
@@ -181,6 +206,41 @@ public final class DayCloseWatcher implements AutoCloseable {
         return out;
     }
 
+    private void markViewGaps() {
+        for (Long day : List.copyOf(viewGapDays)) {
+            if (viewGapDays.remove(day)) {
+                try {
+                    meta.markViewGap(UtcDay.ofEpochDay(day).date());
+                } catch (RuntimeException e) {
+                    viewGapDays.add(day);
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A previous run of this id that never retired: view gaps on every day it may have been writing (see the class comment). */
+    private void notePreviousCrash() {
+        try {
+            AggregatorState previous = heartbeats.aggregator(aggregatorId);
+            if (previous == null || previous.heartbeat() == null || previous.retired()) {
+                return;
+            }
+            LocalDate from = UtcDay.of(previous.heartbeat()).date().minusDays(windowDays);
+            LocalDate to = UtcDay.today(clock).date().plusDays(1);
+            for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
+                viewGapDays.add(d.toEpochDay());
+            }
+            LOG.warn("aggregator {} did not retire when it last stopped (last heartbeat {}): device views of {} to {} may be missing; "
+                    + "their view gaps are recorded, and the nightly pass writes those days' views again", aggregatorId,
+                    previous.heartbeat(), from, to);
+        } catch (RuntimeException e) {
+            failures.increment();
+            LOG.warn("could not read this aggregator's previous heartbeat ({}); if it crashed, its view gaps are not recorded by this run",
+                    e.toString());
+        }
+    }
+
     private void markLate() {
         for (Long day : List.copyOf(lateDays)) {
             if (lateDays.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
@@ -201,6 +261,13 @@ public final class DayCloseWatcher implements AutoCloseable {
     @Override
     public void close() {
         stopPolling();
+        try {
+            markViewGaps();
+        } catch (RuntimeException e) {
+            LOG.warn("could not record the view gaps of {} day(s) ({}); aggregator {} is not retired, so the nightly pass "
+                    + "treats its stop as unclean", viewGapDays.size(), e.toString(), aggregatorId);
+            return;
+        }
         try {
             heartbeats.heartbeat(aggregatorId, acknowledged, Duration.ZERO, instances);
         } catch (RuntimeException e) {

@@ -235,13 +235,13 @@ public final class GroupCommit {
             release(owned);
             StoreUnavailable failure = new StoreUnavailable("raw table unavailable: " + ex.getMessage(), ex);
             owned.forEach(e -> e.result.completeExceptionally(failure));
-            pendingViews.await(); // a writer has at most one view write outstanding
+            pendingViews.await(days); // a writer has at most one view write outstanding
             return;
         } finally {
             metrics.rawWriteSeconds.observeNanos(System.nanoTime() - start);
         }
         count(stored);
-        pendingViews.await();
+        pendingViews.await(days);
         release(owned);
         for (Entry e : owned) {
             if (!e.result.isDone()) {
@@ -281,7 +281,12 @@ public final class GroupCommit {
     private record PendingViews(CompletableFuture<List<Event>> write, Map<Event, Entry> byEvent) {
         static final PendingViews NONE = new PendingViews(null, Map.of());
 
-        void await() {
+        /**
+         * Waits for the write and fails the answer of each event whose cells were not written; its
+         * day gets a view gap ({@link DayCloseWatcher#noteViewGap}): if nobody retries, its raw row
+         * may be stored without its view, and the nightly pass writes the day's views again.
+         */
+        void await(DayCloseWatcher days) {
             if (write == null) {
                 return;
             }
@@ -293,7 +298,11 @@ public final class GroupCommit {
                 failed = new ArrayList<>(byEvent.keySet());
             }
             for (Event f : failed) {
-                byEvent.get(f).result.completeExceptionally(new StoreUnavailable("device view write failed", null));
+                Entry e = byEvent.get(f);
+                if (days != null) {
+                    days.noteViewGap(e.day);
+                }
+                e.result.completeExceptionally(new StoreUnavailable("device view write failed", null));
             }
         }
     }

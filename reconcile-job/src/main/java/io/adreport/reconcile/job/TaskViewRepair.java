@@ -46,7 +46,7 @@ final class TaskViewRepair {
         try {
             TableLayout layout = job.layout();
             // each of the job's splits holds part of every device's views: a device is checked once it fed T of them here
-            task.pass = new ViewRepair(connection.get(), layout, settings.unidentified()).open(ViewRepair.trimMin(job.splits()));
+            task.pass = new ViewRepair(connection.get(), layout, settings.unidentified()).open(ViewRepair.trimMin(job.splits()), settings.rewrite());
         } catch (IOException | RuntimeException e) {
             task.failed(e);
         }

@@ -36,4 +36,25 @@ public record AggregatorState(String id, Instant heartbeat, Set<LocalDate> close
         Instant until = expiresAt != null ? expiresAt : heartbeat.plus(liveness);
         return now.isBefore(until);
     }
+
+    /**
+     * Whether the instance retired itself (a clean stop: its last heartbeat declared an expiry of
+     * now, after its last writes were awaited). A crash, a kill or a stop whose retirement failed
+     * leaves an expiry after its last heartbeat.
+     */
+    public boolean retired() {
+        return heartbeat != null && expiresAt != null && !expiresAt.isAfter(heartbeat);
+    }
+
+    /**
+     * When the instance stopped writing, at the latest, if it stopped without retiring and its
+     * heartbeat has lapsed at {@code now}: its declared expiry (or last heartbeat plus
+     * {@code liveness}); null for an instance that is live or retired.
+     */
+    public Instant stoppedUncleanlyBy(Instant now, Duration liveness) {
+        if (heartbeat == null || retired() || live(now, liveness)) {
+            return null;
+        }
+        return expiresAt != null ? expiresAt : heartbeat.plus(liveness);
+    }
 }

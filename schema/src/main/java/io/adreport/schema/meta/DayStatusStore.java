@@ -7,6 +7,7 @@ import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.time.UtcDay;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,7 +30,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * (family {@code m}):
  * <pre>
  * day/YYYY-MM-DD   status (closing|reconciled), closingAt, reconciledAt (epoch ms), drift (JSON),
- *                  lateAt (epoch ms): an aggregator stored an event of the day while it was closed
+ *                  lateAt (epoch ms): an aggregator stored an event of the day while it was closed,
+ *                  viewGapAt (epoch ms): a device view of an event of the day may be missing (a view
+ *                  write failed, or an aggregator that may have been writing one stopped uncleanly);
+ *                  the nightly pass then writes the day's views again and removes the mark
  * </pre>
  * Thread-safe; one table per call over the shared {@link Connection}.
  */
@@ -39,6 +43,7 @@ public final class DayStatusStore {
     private static final byte[] RECONCILED_AT = Bytes.toBytes("reconciledAt");
     private static final byte[] DRIFT = Bytes.toBytes("drift");
     private static final byte[] LATE_AT = Bytes.toBytes("lateAt");
+    private static final byte[] VIEW_GAP_AT = Bytes.toBytes("viewGapAt");
 
     private final MetaTable meta;
 
@@ -70,6 +75,24 @@ public final class DayStatusStore {
         Put p = new Put(dayRow(day));
         p.addColumn(F, LATE_AT, Bytes.toBytes(meta.millis()));
         meta.put(p);
+    }
+
+    /** Records that a device view of an event of {@code day} may be missing (see the row layout). */
+    public void markViewGap(LocalDate day) {
+        meta.put(new Put(dayRow(day)).addColumn(F, VIEW_GAP_AT, Bytes.toBytes(meta.millis())));
+    }
+
+    /** When a view gap of {@code day} was last recorded, or null when none is. */
+    public Instant viewGap(LocalDate day) {
+        return meta.withDeadline(() -> instant(meta.get(new Get(dayRow(day)).addColumn(F, VIEW_GAP_AT)).getValue(F, VIEW_GAP_AT)));
+    }
+
+    /**
+     * Removes {@code day}'s view gap mark if it is still the one {@code seen} (read before the views
+     * were written again); a gap recorded meanwhile stays for the next pass. Returns whether it was removed.
+     */
+    public boolean clearViewGap(LocalDate day, Instant seen) {
+        return meta.deleteIfEquals(dayRow(day), VIEW_GAP_AT, Bytes.toBytes(seen.toEpochMilli()));
     }
 
     public void markReconciled(LocalDate day, String driftJson) {

@@ -115,6 +115,16 @@ public final class HeartbeatStore {
         return sum[0];
     }
 
+    /** Aggregator {@code id}'s heartbeat row, or null when it has none. */
+    public AggregatorState aggregator(String id) {
+        try {
+            Result r = meta.get(new Get(Bytes.toBytes("agg/" + id)));
+            return r.isEmpty() ? null : toAggregator(r);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public List<AggregatorState> aggregators() {
         List<AggregatorState> out = new ArrayList<>();
         meta.scan(new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0")), r -> out.add(toAggregator(r)));

@@ -13,6 +13,8 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -67,6 +69,16 @@ final class MetaTable {
     void put(Put p) {
         try (Table t = table()) {
             t.put(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Deletes cell {@code q} of {@code row} if it holds {@code expected}; whether it did. */
+    boolean deleteIfEquals(byte[] row, byte[] q, byte[] expected) {
+        try (Table t = table()) {
+            return t.checkAndMutate(CheckAndMutate.newBuilder(row).ifEquals(F, q, expected).build(new Delete(row).addColumns(F, q)))
+                    .isSuccess();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -155,8 +155,8 @@ public final class Reconciler {
         long failed = counters.findCounter(ReconcileCounter.VIEW_REPAIR_FAILED_TASKS).getValue();
         double seconds = counters.findCounter(ReconcileCounter.VIEW_REPAIR_MILLIS).getValue() / 1000.0;
         String views = rewrite.rewrite() ? written + " impressions re-written into device view histories (" + rewrite.reason() + ")"
-                : "views not re-written (" + rewrite.reason() + ")";
-        LOG.info("day {}: {}; {} device checks, {} deletes of views beyond the newest {} of their campaign (a device in several map tasks is checked by each); {} devices ({} cells) moved to the current device secret{}",
+                : "not re-written (" + rewrite.reason() + ")";
+        LOG.info("day {}: device views: {}; {} device checks, {} deletes of views beyond the newest {} of their campaign (a device in several map tasks is checked by each); {} devices ({} cells) moved to the current device secret{}",
                 day, views, checked, trimmed, ViewCells.MAX_VIEWS_KEPT, moved, cellsMoved,
                 failed > 0 ? "; the repair FAILED in " + failed + " map task(s) (caps stay as the live path wrote them; the day is passed again)" : "");
         if (progress != null) {

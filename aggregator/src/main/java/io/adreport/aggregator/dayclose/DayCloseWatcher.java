@@ -207,16 +207,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     }
 
     private void markViewGaps() {
-        for (Long day : List.copyOf(viewGapDays)) {
-            if (viewGapDays.remove(day)) {
-                try {
-                    meta.markViewGap(UtcDay.ofEpochDay(day).date());
-                } catch (RuntimeException e) {
-                    viewGapDays.add(day);
-                    throw e;
-                }
-            }
-        }
+        writeEach(viewGapDays, meta::markViewGap);
     }
 
     /** A previous run of this id that never retired: view gaps on every day it may have been writing (see the class comment). */
@@ -242,12 +233,17 @@ public final class DayCloseWatcher implements AutoCloseable {
     }
 
     private void markLate() {
-        for (Long day : List.copyOf(lateDays)) {
-            if (lateDays.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
+        writeEach(lateDays, meta::markLate);
+    }
+
+    /** Writes each noted day with {@code write}; a day whose write fails stays noted (and the failure is thrown). */
+    private static void writeEach(Set<Long> noted, java.util.function.Consumer<LocalDate> write) {
+        for (Long day : List.copyOf(noted)) {
+            if (noted.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
                 try {
-                    meta.markLate(UtcDay.ofEpochDay(day).date());
+                    write.accept(UtcDay.ofEpochDay(day).date());
                 } catch (RuntimeException e) {
-                    lateDays.add(day);
+                    noted.add(day);
                     throw e;
                 }
             }

@@ -140,6 +140,16 @@ hosts_file="$RUN/etc-hosts"
 for h in "${HOSTS[@]}"; do mkdir -p "$RUN/hosts/$h/conf" "$RUN/hosts/$h/data"; done
 if [ "$MODE" = netns ]; then
   br="adr${TAG}-br"
+  # A run of this checkout that was killed before its down.sh ran (a fresh clone at the same path has
+  # lost its state) leaves namespaces and links of this name: "File exists" below. Remove them, and
+  # whatever still runs in them.
+  for ns in $(ip netns list 2>/dev/null | awk -v p="adr${TAG}-" 'index($1, p) == 1 { print $1 }'); do
+    log "up: removing namespace $ns, left by an earlier run"
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  ip link del "$br" 2>/dev/null || true
+  for h in "${HOSTS[@]}"; do ip link del "adr${TAG}-${OCTET[$h]}" 2>/dev/null || true; done
   ip link add "$br" type bridge
   ip link set "$br" up
   for h in "${HOSTS[@]}"; do

@@ -20,6 +20,8 @@ import io.adreport.schema.time.UtcDay;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -53,7 +55,7 @@ public final class Reconciler {
     private final Connection connection;
     private final HeartbeatStore heartbeats;
     private final boolean rewriteViews;
-    private final java.time.Duration liveness;
+    private final Duration liveness;
     private volatile ViewRepair views;
     private volatile String lastPhases = "";
 
@@ -100,7 +102,7 @@ public final class Reconciler {
         Map<String, Long> next = index.nextGenerations(day);
         Configuration c = ReconcileJob.writingIndex(jobConf, next);
         ViewRepair repair = views;
-        java.time.Instant gap = null;
+        Instant gap = null;
         ViewRewrite.Decision rewrite = null;
         if (repair != null) {
             // read after the close: an aggregator records its view gaps before it acknowledges the close

@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,11 +144,6 @@ public final class DayCloseWatcher implements AutoCloseable {
         viewGapDays.add(epochDay);
     }
 
-    /** View gaps noted and not written to meta yet. */
-    public int pendingViewGaps() {
-        return viewGapDays.size();
-    }
-
     public long failures() {
         return failures.sum();
     }
@@ -237,7 +233,7 @@ public final class DayCloseWatcher implements AutoCloseable {
     }
 
     /** Writes each noted day with {@code write}; a day whose write fails stays noted (and the failure is thrown). */
-    private static void writeEach(Set<Long> noted, java.util.function.Consumer<LocalDate> write) {
+    private static void writeEach(Set<Long> noted, Consumer<LocalDate> write) {
         for (Long day : List.copyOf(noted)) {
             if (noted.remove(day)) { // removed before the write: a note that arrives meanwhile is written next poll
                 try {

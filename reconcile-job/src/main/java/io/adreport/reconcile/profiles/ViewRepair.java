@@ -11,6 +11,7 @@ import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -269,7 +270,7 @@ public final class ViewRepair {
                 profiles.batch(views, new Object[views.size()]);
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while writing the view repair");
+                throw new InterruptedIOException("interrupted while writing the view repair");
             }
             views.clear();
         }

@@ -4,6 +4,8 @@ import static io.adreport.schema.meta.MetaTable.F;
 import static io.adreport.schema.meta.MetaTable.instant;
 
 import io.adreport.schema.table.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -62,7 +64,7 @@ public final class HeartbeatStore {
      * {@code instances} is its aggregator.instances setting (0: not declared).
      */
     public void heartbeat(String id, Set<LocalDate> closedDays, Duration expiresIn, int instances) {
-        Put p = new Put(Bytes.toBytes("agg/" + id));
+        Put p = new Put(row(id));
         long now = meta.millis();
         p.addColumn(F, HEARTBEAT, Bytes.toBytes(now));
         if (expiresIn != null) {
@@ -82,7 +84,7 @@ public final class HeartbeatStore {
      * URL), in its heartbeat row; readers use it while the instance is live.
      */
     public void advertise(String id, String liveUrl) {
-        Put p = new Put(Bytes.toBytes("agg/" + id));
+        Put p = new Put(row(id));
         p.addColumn(F, LIVE_URL, Bytes.toBytes(liveUrl));
         meta.put(p);
     }
@@ -92,23 +94,23 @@ public final class HeartbeatStore {
      * replayed, for a paused campaign...), counted across its restarts.
      */
     public void beaconsRefused(String id, long total) {
-        meta.put(new Put(Bytes.toBytes("agg/" + id)).addColumn(F, BEACONS_REFUSED, Bytes.toBytes(total)));
+        meta.put(new Put(row(id)).addColumn(F, BEACONS_REFUSED, Bytes.toBytes(total)));
     }
 
     /** The refused total aggregator {@code id} last recorded (0 when never). */
     public long beaconsRefused(String id) {
         try {
-            byte[] v = meta.get(new Get(Bytes.toBytes("agg/" + id)).addColumn(F, BEACONS_REFUSED)).getValue(F, BEACONS_REFUSED);
+            byte[] v = meta.get(new Get(row(id)).addColumn(F, BEACONS_REFUSED)).getValue(F, BEACONS_REFUSED);
             return v == null || v.length != 8 ? 0 : Bytes.toLong(v);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     /** The refused totals of every aggregator that ever recorded one, summed. */
     public long beaconsRefused() {
         long[] sum = {0};
-        meta.scan(new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0")).addColumn(F, BEACONS_REFUSED), r -> {
+        meta.scan(rows().addColumn(F, BEACONS_REFUSED), r -> {
             byte[] v = r.getValue(F, BEACONS_REFUSED);
             sum[0] += v == null || v.length != 8 ? 0 : Bytes.toLong(v);
         });
@@ -118,17 +120,27 @@ public final class HeartbeatStore {
     /** Aggregator {@code id}'s heartbeat row, or null when it has none. */
     public AggregatorState aggregator(String id) {
         try {
-            Result r = meta.get(new Get(Bytes.toBytes("agg/" + id)));
+            Result r = meta.get(new Get(row(id)));
             return r.isEmpty() ? null : toAggregator(r);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     public List<AggregatorState> aggregators() {
         List<AggregatorState> out = new ArrayList<>();
-        meta.scan(new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0")), r -> out.add(toAggregator(r)));
+        meta.scan(rows(), r -> out.add(toAggregator(r)));
         return out;
+    }
+
+    /** Aggregator {@code id}'s heartbeat row key. */
+    private static byte[] row(String id) {
+        return Bytes.toBytes("agg/" + id);
+    }
+
+    /** A scan of every aggregator's heartbeat row. */
+    private static Scan rows() {
+        return new Scan().withStartRow(Bytes.toBytes("agg/")).withStopRow(Bytes.toBytes("agg0"));
     }
 
     private static AggregatorState toAggregator(Result r) {

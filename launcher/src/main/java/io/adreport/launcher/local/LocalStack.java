@@ -111,7 +111,10 @@ public final class LocalStack {
 
         Deque<AutoCloseable> started = new java.util.concurrent.LinkedBlockingDeque<>();
         CountDownLatch stopped = new CountDownLatch(1);
-        StopSignal.onStop(stopped::countDown);
+        for (String ignored : StopSignal.onStop(stopped::countDown)) {
+            out.println("adreport: " + ignored + " was ignored when this process started (a background job of a script?) and stays"
+                    + " ignored; stop adreport with " + (ignored.equals("SIGINT") ? "SIGTERM" : "SIGINT (Ctrl-C)"));
+        }
 
         try {
             Duration nonceGrace = aggConfig.flushTimeout().multipliedBy(2);

@@ -195,8 +195,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     }
 
     private void spill() throws IOException, InterruptedException {
-        sums.drain((table, row, touched, values, offset) -> {
-            outKey.set(RowKeys.encode(table, row));
+        sums.drain((table, row, length, touched, values, offset) -> {
+            outKey.set(RowKeys.encode(table, row, length));
             outValue.clear();
             for (long m = touched; m != 0; m &= m - 1) {
                 int column = Long.numberOfTrailingZeros(m);

@@ -17,12 +17,17 @@ final class RowKeys {
     }
 
     static byte[] encode(int rollup, byte[] row) {
-        if (rollup < 0 || rollup > 255 || row.length == 0) {
-            throw new IllegalArgumentException("row out of range: rollup " + rollup + ", row of " + row.length + " bytes");
+        return encode(rollup, row, row.length);
+    }
+
+    /** The key of the row in {@code row[0, length)}. */
+    static byte[] encode(int rollup, byte[] row, int length) {
+        if (rollup < 0 || rollup > 255 || length == 0) {
+            throw new IllegalArgumentException("row out of range: rollup " + rollup + ", row of " + length + " bytes");
         }
-        byte[] out = new byte[row.length + 1];
+        byte[] out = new byte[length + 1];
         out[0] = (byte) rollup;
-        System.arraycopy(row, 0, out, 1, row.length);
+        System.arraycopy(row, 0, out, 1, length);
         return out;
     }
 

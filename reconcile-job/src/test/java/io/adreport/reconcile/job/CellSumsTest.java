@@ -19,10 +19,10 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, 64);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, row, touched, values, offset) -> {
+        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
             for (int column = 0; column < columns; column++) {
                 if ((touched & (1L << column)) != 0) {
-                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                    drained.merge(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column, values[offset + column], Long::sum);
                 }
             }
         };
@@ -60,10 +60,10 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, bound);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, row, touched, values, offset) -> {
+        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
             for (int column = 0; column < columns; column++) {
                 if ((touched & (1L << column)) != 0) {
-                    drained.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, values[offset + column], Long::sum);
+                    drained.merge(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column, values[offset + column], Long::sum);
                 }
             }
         };
@@ -89,5 +89,38 @@ class CellSumsTest {
         assertEquals(oracle, drained);
         assertEquals(bound, largest, "the sums grew to the bound before draining");
         assertTrue(drains >= 1, "the data passes the bound at least once");
+    }
+
+    @Test
+    void keys_of_every_length_and_keys_that_differ_only_by_trailing_zeros_stay_apart() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(13);
+        int columns = 3;
+        CellSums sums = new CellSums(columns, 1 << 20);
+        Map<String, Long> oracle = new HashMap<>();
+        Map<String, Long> drained = new HashMap<>();
+        for (int i = 0; i < 100_000; i++) {
+            int table = rnd.nextInt(2);
+            // lengths across the 8-byte words the keys are packed in; zero bytes are common, so a
+            // key and the same key with a zero byte more (equal words once padded) both occur
+            byte[] row = new byte[1 + rnd.nextInt(26)];
+            for (int b = 0; b < row.length; b++) {
+                row[b] = (byte) (rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(3));
+            }
+            int column = rnd.nextInt(columns);
+            long delta = rnd.nextLong(1L << 40) - (1L << 39);
+            oracle.merge(table + "/" + HexFormat.of().formatHex(row) + "/" + column, delta, Long::sum);
+            sums.add(table, row, column, delta);
+        }
+        sums.drain((table, key, length, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    assertEquals(null, drained.put(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column,
+                            values[offset + column]), "each cell is drained once");
+                }
+            }
+        });
+        assertEquals(oracle, drained);
+        assertTrue(oracle.containsKey("0/01/0") || oracle.containsKey("0/01/1") || oracle.containsKey("0/01/2"), "one-byte keys occur");
+        assertTrue(oracle.keySet().stream().anyMatch(k -> k.startsWith("1/0100/")), "a key with a trailing zero byte occurs");
     }
 }

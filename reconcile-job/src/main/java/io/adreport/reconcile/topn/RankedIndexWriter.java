@@ -15,6 +15,7 @@ import io.adreport.schema.topn.RankedIndexCodec;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.time.YearMonth;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -23,7 +24,6 @@ import java.util.Optional;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -31,9 +31,6 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -45,7 +42,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * <p><b>Write order (a reader never sees half an index).</b> Per rollup: (1) read the day's
  * pointer, generation g (0 when none); (2) write every entry of generation g+1 through a
- * {@link BufferedMutator} and flush; (3) point the day at g+1; (4) delete generations below g.
+ * {@link BufferedMutator} and flush; (3) point the day at g+1; (4) delete generations below g
+ * (once every rollup's pointer is written: {@link StaleEntries}).
  * Readers read the pointer first and only the generation it names, so before (3) they read g,
  * after it g+1, both complete. Generation g itself is kept until the next re-run, so a reader
  * that read the pointer just before (3) still finds its whole list. A crash before (3) leaves
@@ -93,11 +91,13 @@ public final class RankedIndexWriter {
     private final Connection connection;
     private final TableLayout layout;
     private final RowKeyCodec codec;
+    private final StaleEntries staleEntries;
 
     public RankedIndexWriter(Connection connection, TableLayout layout) {
         this.connection = connection;
         this.layout = layout;
         this.codec = new RowKeyCodec(layout.cube());
+        this.staleEntries = new StaleEntries(connection, layout.rankedIndexTable());
     }
 
     /** True when the index can list {@code rollup}: it stores DAY rows and has dimensions. */
@@ -137,13 +137,16 @@ public final class RankedIndexWriter {
      * at them and deletes the generations below the previous one.
      */
     public Written publish(LocalDate day, Map<String, Long> next, long entries) throws IOException {
-        long deleted = 0;
+        List<KeyRange> stale = new ArrayList<>();
         for (Map.Entry<String, Long> e : next.entrySet()) {
             Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
             publish(r, day, e.getValue());
-            deleted += deleteBelow(r, day, e.getValue() - 1);
+            long keepFrom = e.getValue() - 1; // the generation published until now: a reader may still be on it
+            if (keepFrom > 0) {
+                stale.add(RankedIndexCodec.generationsRange(r, day, 0, keepFrom));
+            }
         }
-        return new Written(day, entries, deleted);
+        return new Written(day, entries, staleEntries.delete(stale));
     }
 
     /** The day's published generation, 0 when it has none. */
@@ -309,9 +312,7 @@ public final class RankedIndexWriter {
                 t.put(p);
             }
             if (gen > 2) {
-                for (KeyRange range : RankedIndexCodec.monthGenerationsRanges(r, month, 0, gen - 1)) {
-                    deleted += delete(range);
-                }
+                deleted += staleEntries.delete(RankedIndexCodec.monthGenerationsRanges(r, month, 0, gen - 1));
             }
         }
         return Optional.of(new Written(first, entries, deleted));
@@ -355,29 +356,6 @@ public final class RankedIndexWriter {
             out.flush();
         } catch (RetriesExhaustedWithDetailsException e) {
             throw new IOException("writing the ranked month index of " + r.name() + " for " + month + " failed: " + e.getMessage(), e);
-        }
-        return n;
-    }
-
-    /** Deletes the day's entries of generations [0, keepFrom). */
-    private long deleteBelow(Rollup r, LocalDate day, long keepFrom) throws IOException {
-        if (keepFrom <= 0) {
-            return 0;
-        }
-        return delete(RankedIndexCodec.generationsRange(r, day, 0, keepFrom));
-    }
-
-    private long delete(KeyRange range) throws IOException {
-        Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
-                .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
-        long n = 0;
-        try (BufferedMutator out = mutator(); Table t = connection.getTable(layout.rankedIndexTable());
-             ResultScanner rs = t.getScanner(scan)) {
-            for (Result row : rs) {
-                out.mutate(new Delete(row.getRow()));
-                n++;
-            }
-            out.flush();
         }
         return n;
     }

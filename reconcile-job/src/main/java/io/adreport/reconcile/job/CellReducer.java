@@ -107,8 +107,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         deleted = new long[n];
         drift = new long[n];
         maxDrift = new long[n];
-        index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day);
         connection = TaskConnections.open(ctx.getConfiguration());
+        index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day, connection.connection());
         stored = new StoredCells(connection.connection(), layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
                 ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
                 ctx.getCounter(ReconcileCounter.FOREIGN_CELLS), ctx.getCounter(ReconcileCounter.DAMAGED_CELLS));
@@ -141,7 +141,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         Put put = null;
         Delete delete = null;
         if (index != null && index.lists(rollup, k, off)) {
-            index.write(rollup, RowKeys.row(k, off, len), row, ctx);
+            index.write(rollup, RowKeys.row(k, off, len), row);
         }
         for (long m = row.columns(); m != 0; m &= m - 1) {
             int column = Long.numberOfTrailingZeros(m);
@@ -261,6 +261,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
             ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
             if (index != null) {
+                index.finish();
                 ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.entries());
             }
         } finally {

@@ -40,8 +40,8 @@ import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
  * → {@link CellPartitioner} (by counter salt bucket) → {@link CellReducer} (merges the sorted
  * expected rows with the stored rows of its buckets, read in the same order by
  * {@link StoredCells}; Put or Delete of the cells that differ; with {@link #writingIndex}, also the
- * day's ranked index entries of each DAY row, {@link DayIndexRows}) → {@code MultiTableOutputFormat}, or no output in a
- * dry run. A reduce task with many corrections writes them as HFiles instead and bulk-loads them
+ * day's ranked index entries of each DAY row, written in batches by {@link DayIndexRows}) →
+ * {@code MultiTableOutputFormat} (the corrections), or no output in a dry run. A reduce task with many corrections writes them as HFiles instead and bulk-loads them
  * ({@link BulkCorrections}, staged under {@link JobSettings#BULK_DIR}, removed after the job).
  * Corrections are absolute values, so a retried reduce attempt writes the same values again:
  * task retries cannot double-count, unlike increments.

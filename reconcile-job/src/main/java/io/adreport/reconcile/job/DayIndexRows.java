@@ -2,12 +2,12 @@ package io.adreport.reconcile.job;
 
 import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.cube.Granularity;
+import io.adreport.schema.hbase.Batches;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,16 +132,7 @@ final class DayIndexRows {
     }
 
     private void flush() throws IOException {
-        if (pending.isEmpty()) {
-            return;
-        }
-        try {
-            table.batch(pending, new Object[pending.size()]);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while writing the ranked index");
-        }
-        pending.clear();
+        Batches.send(table, pending, "the ranked index");
     }
 
     long entries() {

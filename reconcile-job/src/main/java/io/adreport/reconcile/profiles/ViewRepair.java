@@ -4,6 +4,7 @@ import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.Event;
 import io.adreport.schema.event.RawEventCodec;
+import io.adreport.schema.hbase.Batches;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
@@ -11,7 +12,6 @@ import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -263,16 +263,7 @@ public final class ViewRepair {
 
         /** Writes the repair Puts gathered so far, in one batch call (it returns once they are stored). */
         private void sendViews() throws IOException {
-            if (views.isEmpty()) {
-                return;
-            }
-            try {
-                profiles.batch(views, new Object[views.size()]);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while writing the view repair");
-            }
-            views.clear();
+            Batches.send(profiles, views, "the view repair");
         }
 
         /** Counts one more view of {@code row}; whether the device has now fed {@link #trimMin} views. */

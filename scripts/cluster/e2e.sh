@@ -216,8 +216,8 @@ s_privacy() {
 # events_regions WORKER: regions of the raw events table that WORKER's region server reports
 # (nothing when it does not answer). rit_count: the master's regions in transition.
 events_regions() {
-  on edge curl -fsS --max-time 10 "http://$(host_name "$1"):${RS_INFO[$1]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions" \
-    | grep -o 'table_events_v1_region_[0-9a-f]*' | sort -u | wc -l
+  local j; j=$(on edge curl -fsS --max-time 10 "http://$(host_name "$1"):${RS_INFO[$1]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions") || return 1
+  grep -o 'table_events_v1_region_[0-9a-f]*' <<<"$j" | sort -u | wc -l
 }
 rit_count() { jmx edge "http://$(host_name master):$HM_INFO" Hadoop:service=HBase,name=Master,sub=AssignmentManager ritCount; }
 # regions_settled SECONDS: waits until, after a region server restart, the master has no region in
@@ -263,8 +263,8 @@ s_regionserver_kill() {
   local took=$(( $(date +%s) - killed_at ))
   edge_adreport replay "$W/kill/agg1-rest.ndjson" --url "$AGG1" >>"$W/replay-kill.log" 2>&1 || return 1
   edge_adreport replay "$W/kill/agg2-rest.ndjson" --url "$AGG2" >>"$W/replay-kill.log" 2>&1 || return 1
-  # Bring the region server back (its host keeps its name and port).
   touch "$W/kill/sent"
+  # Bring the region server back (its host keeps its name and port).
   "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
   regions_settled 180 || return 1
   # Live, nothing is counted twice; a put-if-absent whose answer the kill lost is answered

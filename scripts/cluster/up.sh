@@ -22,8 +22,11 @@
 # Options (environment): ADREPORT_CLUSTER_NETNS=0|1, ADREPORT_CLUSTER_KEEP_ON_FAILURE=1 (debug),
 # ADREPORT_CLUSTER_BUILD=1|0 (build the project first with mvn -B -q -DskipTests package, or not;
 # by default only when its jars are missing, e.g. after `mvn -B verify` it is not rebuilt).
+# ADREPORT_CLUSTER_RS_HEAP (default 512m): each region server's heap; one region server holding
+# every region under load (roles.sh --region-servers "2 1") needs about 1g.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+RS_HEAP="${ADREPORT_CLUSTER_RS_HEAP:-512m}"
 
 T_START=$(date +%s)
 PHASE_T=$T_START
@@ -105,7 +108,8 @@ EOF
 log "up: mode $MODE${SUBNET:+, subnet $SUBNET.0/24, bridge adr${TAG}-br}; state in $RUN"
 
 # --- 2. build and classpaths ----------------------------------------------------------------------
-JOB_JAR=$(ls "$ROOT"/reconcile-job/target/adreport-reconcile-job-*-job.jar 2>/dev/null | head -1)
+job_jar() { ls "$ROOT"/reconcile-job/target/adreport-reconcile-job-*-job.jar 2>/dev/null | head -1 || true; } # nothing when not built
+JOB_JAR=$(job_jar)
 build="${ADREPORT_CLUSTER_BUILD:-auto}"
 if [ "$build" = auto ]; then
   if [ -n "$JOB_JAR" ] && [ -f "$ROOT/launcher/target/classpath.txt" ]; then build=0; else build=1; fi
@@ -114,7 +118,7 @@ if [ "$build" = 1 ]; then
   log "up: building adreport (mvn -B -q -DskipTests package)"
   (cd "$ROOT" && mvn -B -q -DskipTests package >"$RUN/logs/build.log" 2>&1) || { tail -40 "$RUN/logs/build.log" >&2; die "the build failed"; }
 fi
-JOB_JAR=$(ls "$ROOT"/reconcile-job/target/adreport-reconcile-job-*-job.jar 2>/dev/null | head -1)
+JOB_JAR=$(job_jar)
 [ -n "$JOB_JAR" ] && [ -f "$ROOT/launcher/target/classpath.txt" ] || die "adreport is not built (mvn -B -DskipTests package)"
 CP_FILE="$RUN/daemons.classpath"
 if [ ! -s "$CP_FILE" ] || [ "$CLUSTER_HOME/pom.xml" -nt "$CP_FILE" ] || [ "$ROOT/pom.xml" -nt "$CP_FILE" ]; then
@@ -318,7 +322,7 @@ await namenode 60 "out of safe mode" equals "" jmx master "http://$M:$NN_HTTP" H
 phase hdfs
 
 start_daemon master hmaster 384m org.apache.hadoop.hbase.master.HMaster start
-for w in worker1 worker2; do start_daemon "$w" "regionserver-$w" 512m org.apache.hadoop.hbase.regionserver.HRegionServer start; done
+for w in worker1 worker2; do start_daemon "$w" "regionserver-$w" "$RS_HEAP" org.apache.hadoop.hbase.regionserver.HRegionServer start; done
 start_daemon master resourcemanager 384m org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
 start_daemon worker1 nodemanager 256m org.apache.hadoop.yarn.server.nodemanager.NodeManager
 start_daemon master jobhistory 256m org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer

@@ -213,41 +213,15 @@ s_privacy() {
   echo "deletion $id reached unreadable; the device is unknown to checks again"
 }
 
-# events_regions WORKER: regions of the raw events table that WORKER's region server reports
-# (nothing when it does not answer). rit_count: the master's regions in transition.
-events_regions() {
-  local j; j=$(on edge curl -fsS --max-time 10 "http://$(host_name "$1"):${RS_INFO[$1]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions") || return 1
-  grep -o 'table_events_v1_region_[0-9a-f]*' <<<"$j" | sort -u | wc -l
-}
-rit_count() { jmx edge "http://$(host_name master):$HM_INFO" Hadoop:service=HBase,name=Master,sub=AssignmentManager ritCount; }
-# regions_settled SECONDS: waits until, after a region server restart, the master has no region in
-# transition and both region servers report the same positive number of raw-table regions in all
-# on three reads 3 s apart (a restarted server's regions are reassigned by a crash procedure that
-# may start after it registers, and a server reports a region's metrics some seconds after opening it).
-regions_settled() {
-  local deadline=$(( $(date +%s) + $1 )) last="" same=0 n1 n2 rit
-  while [ "$(date +%s)" -lt "$deadline" ]; do
-    rit=$(rit_count 2>/dev/null); n1=$(events_regions worker1 2>/dev/null); n2=$(events_regions worker2 2>/dev/null)
-    if [ "$rit" = 0 ] && [ -n "$n1" ] && [ -n "$n2" ] && [ $((n1 + n2)) -gt 0 ] && [ "$n1 $n2" = "$last" ]; then
-      same=$((same + 1)); [ "$same" -ge 2 ] && return 0
-    else
-      same=0
-    fi
-    last="$n1 $n2"; sleep 3
-  done
-  echo "regions did not settle within $1 s: $rit in transition, raw-table regions worker1 '$n1', worker2 '$n2'"
-  return 1
-}
-
 s_regionserver_kill() {
   # More traffic for D, sent slowly; a region server is killed with -9 halfway. Every event the
   # aggregators acknowledged must be counted (live, then after the job).
   $PY gen "$W/kill" "$D" "${RUNID}k" 4000 2>/dev/null || { mkdir -p "$W/kill" && $PY gen "$W/kill" "$D" "${RUNID}k" 4000; } || return 1
   # The victim: the region server that holds the most regions of the raw events table now.
   local a b victim="" pid most=0 w n
-  regions_settled 180 || return 1
+  regions_settled 180 worker1 worker2 || return 1
   for w in worker1 worker2; do
-    n=$(events_regions "$w")
+    n=$(table_regions events_v1 "$w")
     if [ "$n" -gt "$most" ]; then most=$n; victim="regionserver-$w"; fi
   done
   [ -n "$victim" ] || { echo "no region server holds a region of the raw events table"; return 1; }
@@ -266,7 +240,7 @@ s_regionserver_kill() {
   touch "$W/kill/sent"
   # Bring the region server back (its host keeps its name and port).
   "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
-  regions_settled 180 || return 1
+  regions_settled 180 worker1 worker2 || return 1
   # Live, nothing is counted twice; a put-if-absent whose answer the kill lost is answered
   # duplicate on its retry and not counted live (docs/EXACTNESS.md, "Several aggregators"): the nightly job
   # counts it from the raw table (nightly-job checks every counter exact).
@@ -326,7 +300,7 @@ s_stale_and_deadline() {
   kill -9 "$pid" 2>/dev/null
   for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   "$CLUSTER_HOME/restart-daemon.sh" "regionserver-$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart regionserver-$victim"; return 1; }
-  regions_settled 180 || return 1
+  regions_settled 180 worker1 worker2 || return 1
   echo "profiles regions: $victim ${held[$victim]}, $other ${held[$other]}; timeline API: $tl; plain API: $plain" >&2
   expect_eq "checks answered through the main API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$plain")" || { echo "$plain"; return 1; }
   python3 -c "import json,sys; sys.exit(0 if json.loads(sys.argv[1])['max_seconds'] < 10 else 1)" "$plain" \

@@ -1,4 +1,4 @@
-# scripts/cluster/lib.sh: what up.sh, down.sh and e2e.sh share (sourced, not run).
+# scripts/cluster/lib.sh: what up.sh, down.sh, e2e.sh and roles.sh share (sourced, not run).
 #
 # The cluster: seven hosts, each a network namespace (own address on a bridge the scripts create)
 # with its own mount and UTS namespace (own /tmp, own /etc/hosts, own hostname), held open by one
@@ -119,3 +119,36 @@ jmx() { # HOST URL BEAN ATTRIBUTE: one attribute of one JMX bean over a daemon's
   http_get "$1" "$2/jmx?qry=$3" | python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"]; v=b[0].get(sys.argv[1], "") if b else ""; print(str(v).lower() if isinstance(v, bool) else v)' "$4"
 }
 equals() { [ "$("${@:2}")" = "$1" ]; }
+
+# --- regions (e2e.sh, roles.sh) -------------------------------------------------------------------
+# table_regions TABLE WORKER: how many regions of TABLE (e.g. events_v1) WORKER's region server
+# reports; nothing when it does not answer (so a silent server never reads as an empty one).
+table_regions() {
+  local j; j=$(on edge curl -fsS --max-time 10 "http://$(host_name "$2"):${RS_INFO[$2]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions") || return 1
+  grep -o "table_$1_region_[0-9a-f]*" <<<"$j" | sort -u | wc -l
+}
+rit_count() { jmx edge "http://$(host_name master):$HM_INFO" Hadoop:service=HBase,name=Master,sub=AssignmentManager ritCount; }
+# regions_settled SECONDS WORKER...: waits until the master has no region in transition and the
+# region servers of the WORKERs all answer and report the same raw-table region counts (positive
+# in all) on three reads 3 s apart. After a region server starts or stops, its regions are moved by
+# procedures that may begin after it registers, and a server reports a region's metrics some
+# seconds after opening it.
+regions_settled() {
+  local secs="$1"; shift
+  local deadline=$(( $(date +%s) + secs )) last="" same=0 rit counts n w sum
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    rit=$(rit_count 2>/dev/null); counts="" sum=0
+    for w in "$@"; do
+      n=$(table_regions events_v1 "$w" 2>/dev/null)
+      if [ -z "$n" ]; then counts="$counts $w:none"; sum=-1000000; else counts="$counts $w:$n"; sum=$((sum + n)); fi
+    done
+    if [ "$rit" = 0 ] && [ "$sum" -gt 0 ] && [ "$counts" = "$last" ]; then
+      same=$((same + 1)); [ "$same" -ge 2 ] && return 0
+    else
+      same=0
+    fi
+    last="$counts"; sleep 3
+  done
+  echo "regions did not settle within $secs s: '$rit' in transition, raw-table regions$counts"
+  return 1
+}

@@ -8,14 +8,18 @@
 # aggregators are added. One line per process, then the sums per role. Each process's idle CPU
 # (measured over --idle seconds with no load first: chores, heartbeats, metrics) is subtracted
 # for the length of the window, so a slow run does not count the cluster's idling as event cost.
+# --region-servers "2 1" measures both aggregator configurations with two region servers and then
+# with one: worker2's region server is stopped (SIGTERM, its regions move to worker1), the regions
+# settle and the idle CPU is measured again; at the end it is started again.
 #
 #   scripts/cluster/roles.sh [--events N] [--warmup N] [--batch N] [--concurrency N] [--idle SECONDS]
+#                            [--region-servers "2 1"]
 #
 # Needs the benchmarks' event generator: mvn -B -q package -DskipTests (as up.sh does).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 load_state || { echo "roles: no cluster in $RUN (run scripts/cluster/up.sh first)"; exit 1; }
-events=100000 warmup=50000 batch=1000 concurrency=2 idle=30
+events=100000 warmup=50000 batch=1000 concurrency=2 idle=30 servers=2
 while [ $# -gt 0 ]; do
   case "$1" in
     --events) events="$2"; shift 2 ;;
@@ -23,7 +27,8 @@ while [ $# -gt 0 ]; do
     --batch) batch="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --idle) idle="$2"; shift 2 ;;
-    *) sed -n 2,12p "$0"; exit 2 ;;
+    --region-servers) servers="$2"; shift 2 ;;
+    *) sed -n 2,16p "$0"; exit 2 ;;
   esac
 done
 root="$(cd "$CLUSTER_HOME/../.." && pwd)"
@@ -50,15 +55,22 @@ snapshot() { procs | while read -r n p; do echo "$n $(tree_cpu_ms "$p")"; done; 
 role() { case "$1" in regionserver-*) echo "region servers";; datanode-*|namenode) echo "HDFS";; agg*) echo "aggregators";;
   report-api*) echo "report APIs";; zookeeper|hmaster) echo "ZooKeeper + HMaster";; *) echo "YARN (idle)";; esac; }
 
+split_for() { # BASE AGGREGATORS...: BASE.ndjson dealt round robin into BASE-AGGREGATOR.ndjson
+  local base="$1"; shift
+  local a; for a in "$@"; do : >"$base-$a.ndjson"; done
+  awk -v k="$#" -v base="$base" -v list="$*" 'BEGIN { split(list, names, " ") }
+    { print > (base "-" names[(NR - 1) % k + 1] ".ndjson") }' "$base.ndjson"
+}
+
 run() { # LABEL AGGREGATORS...
   local label="$1"; shift
   local aggs=("$@") k=${#@} a i t0 t1 secs
   gen "$W/warm-$label.ndjson" "$warmup" "warm-$label-$$-" 600 11 >/dev/null
   gen "$W/load-$label.ndjson" "$events" "load-$label-$$-" 600 12 >/dev/null
-  for a in "${aggs[@]}"; do : >"$W/load-$label-$a.ndjson"; done
-  awk -v k="$k" -v dir="$W" -v label="$label" -v list="${aggs[*]}" 'BEGIN { split(list, names, " ") }
-    { print > (dir "/load-" label "-" names[(NR - 1) % k + 1] ".ndjson") }' "$W/load-$label.ndjson"
-  replay "$W/warm-$label.ndjson" agg1 >"$W/warm-$label.out"
+  split_for "$W/warm-$label" "${aggs[@]}"; split_for "$W/load-$label" "${aggs[@]}"
+  # every aggregator of the configuration is warmed up (its JIT), each with its share
+  for a in "${aggs[@]}"; do replay "$W/warm-$label-$a.ndjson" "$a" >"$W/warm-$label-$a.out" & done
+  wait
   sleep 12 # the last flush lands (flush.interval 10 s at most), then the work of the window is the load's
   t0=$(date +%s.%N)
   snapshot >"$W/before-$label"
@@ -81,11 +93,45 @@ run() { # LABEL AGGREGATORS...
     END { for (k in s) printf "   %-22s %8.1f us/event\n", k, s[k]; printf "   %-22s %8.1f us/event\n", "all", t }' "$W/per-process-$label" | sort -k1
 }
 
-echo "roles: cluster in $RUN ($MODE); $events events per configuration after $warmup of warm-up; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-snapshot >"$W/idle-before"; ti=$(date +%s.%N); sleep "$idle"; snapshot >"$W/idle-after"
-ti=$(awk -v a="$ti" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-join <(sort "$W/idle-before") <(sort "$W/idle-after") | awk -v s="$ti" '{ printf "%s %.3f\n", $1, ($3 - $2) / s }' >"$W/idle"
-echo "idle CPU, ms per second: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/idle")"
-run one-aggregator agg1
-run two-aggregators agg1 agg2
+measure_idle() { # the idle CPU of every process, ms per second, into $W/idle
+  snapshot >"$W/idle-before"; local ti; ti=$(date +%s.%N); sleep "$idle"; snapshot >"$W/idle-after"
+  ti=$(awk -v a="$ti" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+  join <(sort "$W/idle-before") <(sort "$W/idle-after") | awk -v s="$ti" '{ printf "%s %.3f\n", $1, ($3 - $2) / s }' >"$W/idle"
+  echo "idle CPU, ms per second: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/idle")"
+}
+RS2=regionserver-worker2
+rs2_up() { pid_alive "$RUN/pids/$RS2.pid"; }
+region_servers() { # N: 2 (worker2's region server started if it was stopped) or 1 (it stopped); regions settled
+  case "$1" in
+    2) rs2_up || "$CLUSTER_HOME/restart-daemon.sh" "$RS2" >>"$W/restart.log" 2>&1 || { echo "roles: could not start $RS2 (see $W/restart.log)"; return 1; }
+       regions_settled 300 worker1 worker2 ;;
+    1) if rs2_up; then
+         local pid; pid=$(cat "$RUN/pids/$RS2.pid"); kill -TERM "$pid"
+         local deadline=$(( $(date +%s) + 180 ))
+         while kill -0 "$pid" 2>/dev/null; do
+           [ "$(date +%s)" -lt "$deadline" ] || { echo "roles: $RS2 (pid $pid) did not stop within 180 s of SIGTERM"; return 1; }
+           sleep 1
+         done
+       fi
+       regions_settled 300 worker1 ;;
+    *) echo "roles: --region-servers takes 1 and 2, not '$1'"; return 1 ;;
+  esac
+}
+
+echo "roles: cluster in $RUN ($MODE); $events events per configuration after $warmup of warm-up; region servers: $servers; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+rs2_was_up=0; rs2_up && rs2_was_up=1
+status=0
+for n in $servers; do
+  region_servers "$n" || { status=1; break; }
+  echo "== $n region server(s): raw-table regions worker1 $(table_regions events_v1 worker1) worker2 $(table_regions events_v1 worker2 2>/dev/null || echo -)"
+  measure_idle
+  run "one-aggregator-${n}rs" agg1
+  run "two-aggregators-${n}rs" agg1 agg2
+  for w in worker1 worker2; do
+    [ "$n" = 1 ] && [ "$w" = worker2 ] && continue
+    pid_alive "$RUN/pids/regionserver-$w.pid" || { echo "roles: regionserver-$w stopped during the runs (its log: $RUN/logs/regionserver-$w.log); these numbers do not count"; status=1; break 2; }
+  done
+done
+if [ "$rs2_was_up" = 1 ] && ! rs2_up; then region_servers 2 || status=1; fi
 echo "roles: files and snapshots in $W"
+exit "$status"

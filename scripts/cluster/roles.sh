@@ -10,7 +10,8 @@
 # for the length of the window, so a slow run does not count the cluster's idling as event cost.
 # --region-servers "2 1" measures both aggregator configurations with two region servers and then
 # with one: worker2's region server is stopped (SIGTERM, its regions move to worker1), the regions
-# settle and the idle CPU is measured again; at the end it is started again.
+# settle and the idle CPU is measured again; at the end it is started again and the balancer is asked
+# to give it regions back (through schema apply), so a following run starts from a spread placement.
 #
 #   scripts/cluster/roles.sh [--events N] [--warmup N] [--batch N] [--concurrency N] [--idle SECONDS]
 #                            [--region-servers "2 1"]
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --idle) idle="$2"; shift 2 ;;
     --region-servers) servers="$2"; shift 2 ;;
-    *) sed -n 2,16p "$0"; exit 2 ;;
+    *) sed -n 2,17p "$0"; exit 2 ;;
   esac
 done
 root="$(cd "$CLUSTER_HOME/../.." && pwd)"
@@ -103,8 +104,19 @@ RS2=regionserver-worker2
 rs2_up() { pid_alive "$RUN/pids/$RS2.pid"; }
 region_servers() { # N: 2 (worker2's region server started if it was stopped) or 1 (it stopped); regions settled
   case "$1" in
-    2) rs2_up || "$CLUSTER_HOME/restart-daemon.sh" "$RS2" >>"$W/restart.log" 2>&1 || { echo "roles: could not start $RS2 (see $W/restart.log)"; return 1; }
-       regions_settled 300 worker1 worker2 ;;
+    2) if ! rs2_up; then
+         "$CLUSTER_HOME/restart-daemon.sh" "$RS2" >>"$W/restart.log" 2>&1 || { echo "roles: could not start $RS2 (see $W/restart.log)"; return 1; }
+         regions_settled 300 worker1 worker2 || return 1
+         # A returned region server is given nothing until the balancer runs (every 5 minutes), so
+         # the 2-server runs would have every raw-table region on worker1. schema apply, re-run as
+         # an operator does after a region server returns, asks the balancer to run (the profiles'
+         # replicas all share worker1 then).
+         on edge "$(adreport_cmd edge)" schema apply --set profiles.region.replication=2 >>"$W/schema-apply.log" 2>&1 \
+           || { echo "roles: bin/adreport schema apply (host edge) failed ($W/schema-apply.log)"; return 1; }
+       fi
+       regions_settled 300 worker1 worker2 || return 1
+       local w1 w2; w1=$(table_regions events_v1 worker1) w2=$(table_regions events_v1 worker2)
+       [ "$w2" -gt 0 ] && [ "$w1" -gt 0 ] || { echo "roles: raw-table regions not spread over both region servers (worker1 $w1, worker2 $w2)"; return 1; } ;;
     1) if rs2_up; then
          local pid; pid=$(cat "$RUN/pids/$RS2.pid"); kill -TERM "$pid"
          local deadline=$(( $(date +%s) + 180 ))

@@ -124,7 +124,6 @@ public final class CheckController {
         }
     }
 
-    /** The request (fields other than these two are ignored). */
     /** The record the request body is read as, for the OpenAPI document. */
     public static Class<?> requestType() {
         return Request.class;
@@ -135,6 +134,7 @@ public final class CheckController {
         return Answer.class;
     }
 
+    /** The request (fields other than these two are ignored). */
     @RecordSchemas.Name("CheckRequest")
     record Request(String device, List<String> campaigns) {
     }

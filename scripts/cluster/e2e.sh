@@ -275,7 +275,7 @@ s_stale_and_deadline() {
   # the survivor; schema apply, re-run as an operator does after a region server returns, asks the
   # balancer to separate them and prints the placement.
   local placement
-  edge_adreport schema apply --set profiles.region.replication=2 >"$W/schema-apply.log" 2>&1 \
+  schema_apply >"$W/schema-apply.log" 2>&1 \
     || { echo "bin/adreport schema apply (host edge) failed ($W/schema-apply.log)"; return 1; }
   placement=$(grep '^placement' "$W/schema-apply.log") || { echo "schema apply printed no replica placement ($W/schema-apply.log)"; return 1; }
   grep -q ', 0 with replicas sharing a server' <<<"$placement" || { echo "replicas still share a region server: $placement"; return 1; }

@@ -87,6 +87,11 @@ EOS
   chmod +x "$f"
 }
 
+# schema_apply: bin/adreport schema apply from the edge host with the cluster's schema settings (2
+# replicas of each profiles region). Re-run after a region server returns, it also asks the
+# balancer to separate replicas that share a server, which gives the returned server regions.
+schema_apply() { on edge "$(adreport_cmd edge)" schema apply --set profiles.region.replication=2; }
+
 # --- daemons (up.sh, restart-daemon.sh) -----------------------------------------------------------
 # start_daemon HOST NAME HEAP MAINCLASS ARGS...: a JVM on HOST, its conf dir first on the classpath.
 start_daemon() {

@@ -108,10 +108,9 @@ region_servers() { # N: 2 (worker2's region server started if it was stopped) or
          "$CLUSTER_HOME/restart-daemon.sh" "$RS2" >>"$W/restart.log" 2>&1 || { echo "roles: could not start $RS2 (see $W/restart.log)"; return 1; }
          regions_settled 300 worker1 worker2 || return 1
          # A returned region server is given nothing until the balancer runs (every 5 minutes), so
-         # the 2-server runs would have every raw-table region on worker1. schema apply, re-run as
-         # an operator does after a region server returns, asks the balancer to run (the profiles'
-         # replicas all share worker1 then).
-         on edge "$(adreport_cmd edge)" schema apply --set profiles.region.replication=2 >>"$W/schema-apply.log" 2>&1 \
+         # the 2-server runs would have every raw-table region on worker1; schema apply asks the
+         # balancer to run (the profiles' replicas all share worker1 then).
+         schema_apply >>"$W/schema-apply.log" 2>&1 \
            || { echo "roles: bin/adreport schema apply (host edge) failed ($W/schema-apply.log)"; return 1; }
        fi
        regions_settled 300 worker1 worker2 || return 1

@@ -349,7 +349,7 @@ adreport() { on "$1" "$(adreport_cmd "$1")" "${@:2}"; }
 # Waits until HBase serves the tables (hbase:meta assigned), then creates them.
 # Two replicas of every profiles region: checks with serve.timeline.reads=true answer from the
 # secondary while a primary's region server is stopped.
-adreport edge schema apply --set profiles.region.replication=2 >"$RUN/logs/schema-apply.log" 2>&1 || { cat "$RUN/logs/schema-apply.log" >&2; die "bin/adreport schema apply (host edge) failed"; }
+schema_apply >"$RUN/logs/schema-apply.log" 2>&1 || { cat "$RUN/logs/schema-apply.log" >&2; die "bin/adreport schema apply (host edge) failed"; }
 grep -E "^(placement|warning|[0-9]+ created)" "$RUN/logs/schema-apply.log" >&2 || true
 for role in analyst adserver privacy; do
   adreport edge keys add --role "$role" >"$RUN/logs/keys-$role.log" 2>&1 || { cat "$RUN/logs/keys-$role.log" >&2; die "bin/adreport keys add --role $role failed"; }

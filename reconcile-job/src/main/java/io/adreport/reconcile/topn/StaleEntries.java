@@ -1,7 +1,7 @@
 package io.adreport.reconcile.topn;
 
-import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.hbase.Batches;
+import io.adreport.schema.rowkey.KeyRange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,8 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 final class StaleEntries {
     private static final int SCAN_CACHING = 1000;
     /** Deletes per {@link Table#batch} call. */
-    static final int BATCH = 2000;
+    private static final int BATCH = 2000;
+    private static final String WHAT = "superseded ranked-index entries";
 
     private final Connection connection;
     private final TableName table;
@@ -62,10 +63,10 @@ final class StaleEntries {
                 pending.add(new Delete(row.getRow()));
                 n++;
                 if (pending.size() == BATCH) {
-                    Batches.send(t, pending, "superseded ranked-index entries");
+                    Batches.send(t, pending, WHAT);
                 }
             }
-            Batches.send(t, pending, "superseded ranked-index entries");
+            Batches.send(t, pending, WHAT);
         }
         return n;
     }

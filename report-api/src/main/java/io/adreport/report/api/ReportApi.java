@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.report.ReportConfig;
 import io.adreport.http.auth.AccessPolicy;
 import io.adreport.http.auth.ApiKeys;
-import io.adreport.report.query.AsyncReads;
+import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.report.query.CounterReader;
 import io.adreport.report.query.LiveReads;
 import io.adreport.report.query.ExportReader;

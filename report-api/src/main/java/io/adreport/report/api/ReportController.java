@@ -13,7 +13,7 @@ import io.adreport.schema.meta.DayState;
 import io.adreport.schema.meta.DayStatus;
 import io.adreport.schema.meta.DayStatusStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.adreport.report.query.AsyncReads;
+import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.report.query.ExportReader;
 import io.adreport.http.QueryException;
 import io.adreport.http.ReadFailure;

@@ -1,6 +1,7 @@
 package io.adreport.report.query;
 
 import io.adreport.schema.counting.LiveCounts;
+import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.rowkey.CounterKey;
 import io.adreport.schema.rowkey.KeyRange;

@@ -4,8 +4,8 @@ import io.adreport.schema.time.UtcDay;
 import io.adreport.http.BearerAuth;
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
-import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.DeviceHashes;
+import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import io.adreport.serving.pacing.PacingService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.apache.hadoop.hbase.client.Connection;
@@ -61,21 +60,17 @@ public final class CapDecider {
     private final PacingService pacing;
     private final Supplier<RandomGenerator> rng;
 
-    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHasher hasher,
-                      UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics) {
-        this(connection, layout, registry, DeviceHashes.of(hasher), unidentified, config, clock, metrics, null, ThreadLocalRandom::current);
-    }
-
     /**
-     * As above, with budgets: a campaign the {@code pacing} service marks exhausted is refused
+     * With budgets: a campaign the {@code pacing} service marks exhausted is refused
      * ({@code exhausted}), and one not drawn under its pass-through rate too ({@code paced}).
+     * Profiles are read through {@code async} under the deadline ({@code serve.deadline.ms}).
      */
-    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHashes hashes,
+    public CapDecider(Connection connection, AsyncReads async, TableLayout layout, CampaignRegistry registry, DeviceHashes hashes,
                       UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics, PacingService pacing,
                       Supplier<RandomGenerator> rng) {
         this.pacing = pacing;
         this.rng = rng;
-        this.reader = new ProfileReader(connection, layout, config.timelineReads(), config.deadline());
+        this.reader = new ProfileReader(connection, async, layout, config.timelineReads(), config.deadline());
         this.degradeOnFailure = !config.deadline().isZero();
         this.registry = registry;
         this.hashes = hashes;

@@ -1,0 +1,127 @@
+package io.adreport.schema.hbase;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.AdvancedScanResultConsumer;
+import org.apache.hadoop.hbase.client.AsyncConnection;
+import org.apache.hadoop.hbase.client.AsyncTable;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+
+/**
+ * An asynchronous HBase client for the reads whose latency is the answer's: the report API's
+ * fixed series (a few rows) and day marks (read beside its counters), and the bid path's one
+ * profile Get per check or ad request.
+ *
+ * <p>Why a second client: the blocking {@code Table} scanner hands every scan RPC to the
+ * connection's shared pool and waits for it there, and the report hands its read to the read
+ * pool before that, so a 48-row series crossed two thread pools on its way to the region server
+ * and back. The asynchronous client writes the request from the calling thread and completes it
+ * on the RPC client's event loop: the request thread waits once, for the answer. Measured in the
+ * same run (docs/BENCHMARKS.md): the same 48-row skip-scan took 0.40 ms p50 by
+ * {@code AsyncTable.scanAll} against 0.64 ms by the {@code Table} scanner, before the pool hop.
+ * A profile Get under the bid path's deadline crossed a pool for the same reason: the blocking
+ * client's waits are not all bounded by its timeouts ({@link DeadlineReads}), so the Get ran on a
+ * reader thread and the request thread waited for that thread. Here the request thread sends the
+ * Get itself (locating its region without blocking) and waits once, at most the deadline, for the
+ * answer ({@link DeadlineReads#await}); no thread is held by a late read.
+ *
+ * <p>The connection is opened on the first read (most API processes serve series and checks, but
+ * tests and tools that build an API without ever reading one should not open one) from the
+ * blocking connection's configuration, so it reaches the same cluster with the same settings,
+ * and closed with its owner (the report API, the serving routes).
+ */
+public final class AsyncReads implements Closeable {
+    private final Connection connection;
+    private final Duration scanTimeout;
+    private volatile AsyncConnection async;
+    private boolean closed;
+
+    /** @param scanTimeout operation and scan timeout of {@link #scanAll} (Gets take theirs per call) */
+    public AsyncReads(Connection connection, Duration scanTimeout) {
+        this.connection = connection;
+        this.scanTimeout = scanTimeout;
+    }
+
+    /**
+     * One Get of {@code table}; it gives up after {@code timeout} (operation and RPC timeout). A
+     * Get with {@code Consistency.TIMELINE} may be answered by a secondary replica
+     * ({@code Result.isStale()}).
+     */
+    public CompletableFuture<Result> get(TableName table, Get get, Duration timeout) {
+        try {
+            return timed(table, timeout).get(get);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The Gets of {@code gets} in one multi-Get, their results in the same order. */
+    public CompletableFuture<List<Result>> getAll(TableName table, List<Get> gets, Duration timeout) {
+        try {
+            return timed(table, timeout).getAll(gets);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private AsyncTable<AdvancedScanResultConsumer> timed(TableName table, Duration timeout) throws IOException {
+        return connection().getTableBuilder(table)
+                .setOperationTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .setRpcTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .build();
+    }
+
+    /** All rows of {@code scan} (bounded by its limit), read by one asynchronous scan. */
+    public CompletableFuture<List<Result>> scanAll(TableName table, Scan scan) {
+        try {
+            return connection().getTableBuilder(table)
+                    .setOperationTimeout(scanTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .setScanTimeout(scanTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .build().scanAll(scan);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The open connection: read without a lock once open (every check asks for it). */
+    private AsyncConnection connection() throws IOException {
+        AsyncConnection open = async;
+        return open != null ? open : opened();
+    }
+
+    private synchronized AsyncConnection opened() throws IOException {
+        if (closed) {
+            throw new IOException("the service is stopped");
+        }
+        if (async == null) {
+            try {
+                async = ConnectionFactory.createAsyncConnection(connection.getConfiguration()).get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while connecting", e);
+            }
+        }
+        return async;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        closed = true;
+        if (async != null) {
+            async.close();
+            async = null;
+        }
+    }
+}

@@ -25,11 +25,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 
 /**
  * The cost of verifying a beacon's signature at the HTTP level: events/s of {@code GET /v1/pixel}
@@ -69,12 +65,10 @@ public final class PixelVerifyHttpHarness {
         int threads = Math.min(4, Integer.parseInt(o.getOrDefault("threads", "2"))); // pixel-urls.lua splits a span in four
         int connections = Integer.parseInt(o.getOrDefault("connections", "16"));
 
-        HBaseTestingUtility util = MiniHBase.utility();
-        Configuration conf = util.getConfiguration();
-        util.startMiniZKCluster();
-        util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
+        MiniHBase cluster = MiniHBase.start(MiniHBase.utility(), 1);
         List<String> lines = new ArrayList<>();
-        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+        try {
+            Connection connection = cluster.connection();
             Cube cube = CubeLoader.defaultCube();
             DeviceHasher hasher = new DeviceHasher("benchmark-secret-0123456789".getBytes(StandardCharsets.UTF_8));
             EventParser parser = new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher);
@@ -102,7 +96,7 @@ public final class PixelVerifyHttpHarness {
                 Files.deleteIfExists(urls);
             }
         } finally {
-            util.shutdownMiniCluster();
+            cluster.stop();
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "machine: %d cores, JDK %s; wrk --threads %d --connections %d --duration %ds per round%n%n",

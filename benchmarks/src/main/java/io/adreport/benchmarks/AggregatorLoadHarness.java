@@ -63,7 +63,8 @@ public final class AggregatorLoadHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = options(args);
+        Map<String, String> o = HarnessOptions.parse(args, "usage: run-load.sh [--events N] [--naive-events N] [--warmup N] [--batch N]"
+                + " [--concurrency N] [--spread-seconds N] [--skew S] [--async-variant true|false]");
         int events = Integer.parseInt(o.getOrDefault("events", "300000"));
         int naiveEvents = Integer.parseInt(o.getOrDefault("naive-events", "5000"));
         int warmup = Integer.parseInt(o.getOrDefault("warmup", "100000"));
@@ -219,21 +220,5 @@ public final class AggregatorLoadHarness {
             }
         }
         return sum;
-    }
-
-    private static Map<String, String> options(String[] args) {
-        Map<String, String> o = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--help")) {
-                System.out.println("usage: run-load.sh [--events N] [--naive-events N] [--warmup N] [--batch N] [--concurrency N]"
-                        + " [--spread-seconds N] [--skew S] [--async-variant true|false]");
-                System.exit(0);
-            }
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --name value, got " + args[i]);
-            }
-            o.put(args[i].substring(2), args[++i]);
-        }
-        return o;
     }
 }

@@ -52,13 +52,8 @@ public final class PixelVerifyHttpHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = new java.util.HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("usage: run-pixel-verify.sh [--rounds N] [--seconds S] [--beacons N] [--threads N] [--connections N]");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
+        Map<String, String> o = HarnessOptions.parse(args,
+                "usage: run-pixel-verify.sh [--rounds N] [--seconds S] [--beacons N] [--threads N] [--connections N]");
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int seconds = Integer.parseInt(o.getOrDefault("seconds", "20"));
         int beacons = Integer.parseInt(o.getOrDefault("beacons", "240000"));

@@ -30,11 +30,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -67,7 +63,8 @@ public final class AggregatorLoadHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = options(args);
+        Map<String, String> o = HarnessOptions.parse(args, "usage: run-load.sh [--events N] [--naive-events N] [--warmup N] [--batch N]"
+                + " [--concurrency N] [--spread-seconds N] [--skew S] [--async-variant true|false]");
         int events = Integer.parseInt(o.getOrDefault("events", "300000"));
         int naiveEvents = Integer.parseInt(o.getOrDefault("naive-events", "5000"));
         int warmup = Integer.parseInt(o.getOrDefault("warmup", "100000"));
@@ -76,12 +73,10 @@ public final class AggregatorLoadHarness {
         int spread = Integer.parseInt(o.getOrDefault("spread-seconds", "600"));
         double skew = Double.parseDouble(o.getOrDefault("skew", "1.1"));
 
-        HBaseTestingUtility util = MiniHBase.utility();
-        Configuration conf = util.getConfiguration();
-        util.startMiniZKCluster();
-        util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
+        MiniHBase cluster = MiniHBase.start(MiniHBase.utility(), 1);
         List<Result> results = new ArrayList<>();
-        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+        try {
+            Connection connection = cluster.connection();
             Cube cube = CubeLoader.defaultCube();
             EventParser parser = new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7),
                     new DeviceHasher("load-harness-secret-0123456789".getBytes(StandardCharsets.UTF_8)));
@@ -93,7 +88,7 @@ public final class AggregatorLoadHarness {
             results.add(run("naive", Map.of(), connection, cube, parser, Math.min(warmup, Math.max(naiveEvents / 2, 1000)), naiveEvents,
                     batch, concurrency, spread, skew));
         } finally {
-            util.shutdownMiniCluster();
+            cluster.stop();
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, JDK %s, load average at end %.1f%n",
@@ -225,21 +220,5 @@ public final class AggregatorLoadHarness {
             }
         }
         return sum;
-    }
-
-    private static Map<String, String> options(String[] args) {
-        Map<String, String> o = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--help")) {
-                System.out.println("usage: run-load.sh [--events N] [--naive-events N] [--warmup N] [--batch N] [--concurrency N]"
-                        + " [--spread-seconds N] [--skew S] [--async-variant true|false]");
-                System.exit(0);
-            }
-            if (!args[i].startsWith("--") || i + 1 == args.length) {
-                throw new IllegalArgumentException("expected --name value, got " + args[i]);
-            }
-            o.put(args[i].substring(2), args[++i]);
-        }
-        return o;
     }
 }

@@ -25,11 +25,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 
 /**
  * The cost of verifying a beacon's signature at the HTTP level: events/s of {@code GET /v1/pixel}
@@ -56,25 +52,18 @@ public final class PixelVerifyHttpHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = new java.util.HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("usage: run-pixel-verify.sh [--rounds N] [--seconds S] [--beacons N] [--threads N] [--connections N]");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
+        Map<String, String> o = HarnessOptions.parse(args,
+                "usage: run-pixel-verify.sh [--rounds N] [--seconds S] [--beacons N] [--threads N] [--connections N]");
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         int seconds = Integer.parseInt(o.getOrDefault("seconds", "20"));
         int beacons = Integer.parseInt(o.getOrDefault("beacons", "240000"));
         int threads = Math.min(4, Integer.parseInt(o.getOrDefault("threads", "2"))); // pixel-urls.lua splits a span in four
         int connections = Integer.parseInt(o.getOrDefault("connections", "16"));
 
-        HBaseTestingUtility util = MiniHBase.utility();
-        Configuration conf = util.getConfiguration();
-        util.startMiniZKCluster();
-        util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(1).build());
+        MiniHBase cluster = MiniHBase.start(MiniHBase.utility(), 1);
         List<String> lines = new ArrayList<>();
-        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+        try {
+            Connection connection = cluster.connection();
             Cube cube = CubeLoader.defaultCube();
             DeviceHasher hasher = new DeviceHasher("benchmark-secret-0123456789".getBytes(StandardCharsets.UTF_8));
             EventParser parser = new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher);
@@ -102,7 +91,7 @@ public final class PixelVerifyHttpHarness {
                 Files.deleteIfExists(urls);
             }
         } finally {
-            util.shutdownMiniCluster();
+            cluster.stop();
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "machine: %d cores, JDK %s; wrk --threads %d --connections %d --duration %ds per round%n%n",

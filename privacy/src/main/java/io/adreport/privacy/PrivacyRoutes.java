@@ -4,9 +4,9 @@ import io.adreport.http.RecordSchemas;
 import static io.adreport.http.ErrorMapper.badParam;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.http.ApiRoute;
 import io.adreport.http.BearerAuth;
+import io.adreport.http.JsonBody;
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.http.auth.Role;
 import io.adreport.schema.cube.ProfileModel;
@@ -34,8 +34,6 @@ import org.apache.hadoop.hbase.client.Connection;
  * stored or logged; the request row holds the hash only until {@code unreadable}.
  */
 public final class PrivacyRoutes implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final List<ApiRoute> routes;
     private final DeletionWorker worker;
 
@@ -145,16 +143,7 @@ public final class PrivacyRoutes implements AutoCloseable {
 
         /** The raw id, checked by the ingest's rules for a hashed field (so it hashes to what ingest stored). */
         private String device(byte[] body) {
-            JsonNode node;
-            try {
-                node = JSON.readTree(body);
-            } catch (IOException e) {
-                throw badParam("body", "must be a JSON object {\"device\": \"...\"}");
-            }
-            if (node == null || !node.isObject()) {
-                throw badParam("body", "must be a JSON object {\"device\": \"...\"}");
-            }
-            JsonNode v = node.get(ProfileModel.DEVICE_FIELD);
+            JsonNode v = JsonBody.object(body, "{\"device\": \"...\"}").get(ProfileModel.DEVICE_FIELD);
             if (v == null || v.isNull()) {
                 throw badParam("device", "is required");
             }

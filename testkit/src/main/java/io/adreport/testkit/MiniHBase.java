@@ -35,23 +35,31 @@ public final class MiniHBase {
     }
 
     static MiniHBase start() {
+        HBaseTestingUtility util = utility();
+        Configuration conf = util.getConfiguration();
+        conf.setInt("hbase.client.retries.number", 5);
+        // The test JVM also runs aggregators, report APIs and local MapReduce jobs (sort
+        // buffers of 32 MB per map thread); HBase's defaults (0.4 of the heap for the block
+        // cache, 0.4 for memstores of every table every earlier test created) would leave
+        // them a fifth of it. Tests read little and write little: a quarter for both.
+        // Nor a 2 MB memstore chunk (MSLAB) for each of the hundreds of regions the tests
+        // of one JVM create, each holding a few rows: with them the heap filled up.
+        conf.setFloat("hfile.block.cache.size", 0.1f);
+        conf.setFloat("hbase.regionserver.global.memstore.size", 0.15f);
+        conf.setBoolean("hbase.hregion.memstore.mslab.enabled", false);
+        return start(util, Integer.getInteger("adreport.minihbase.regionservers", 1));
+    }
+
+    /**
+     * Starts the cluster of {@code util} (from {@link #utility()}, settings added as the caller
+     * needs) as every mini cluster of this project starts: ZooKeeper, then one master and
+     * {@code regionServers} region servers; with a connection. The caller {@link #stop}s it.
+     */
+    public static MiniHBase start(HBaseTestingUtility util, int regionServers) {
         try {
-            HBaseTestingUtility util = utility();
-            Configuration conf = util.getConfiguration();
-            conf.setInt("hbase.client.retries.number", 5);
-            // The test JVM also runs aggregators, report APIs and local MapReduce jobs (sort
-            // buffers of 32 MB per map thread); HBase's defaults (0.4 of the heap for the block
-            // cache, 0.4 for memstores of every table every earlier test created) would leave
-            // them a fifth of it. Tests read little and write little: a quarter for both.
-            // Nor a 2 MB memstore chunk (MSLAB) for each of the hundreds of regions the tests
-            // of one JVM create, each holding a few rows: with them the heap filled up.
-            conf.setFloat("hfile.block.cache.size", 0.1f);
-            conf.setFloat("hbase.regionserver.global.memstore.size", 0.15f);
-            conf.setBoolean("hbase.hregion.memstore.mslab.enabled", false);
             util.startMiniZKCluster();
-            int regionServers = Integer.getInteger("adreport.minihbase.regionservers", 1);
             util.startMiniHBaseCluster(StartMiniClusterOption.builder().numMasters(1).numRegionServers(regionServers).build());
-            return new MiniHBase(util, ConnectionFactory.createConnection(conf));
+            return new MiniHBase(util, ConnectionFactory.createConnection(util.getConfiguration()));
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HBase mini cluster", e);
         }
@@ -60,7 +68,8 @@ public final class MiniHBase {
     /**
      * A testing utility set up as every mini cluster of this project is, not started yet: no web
      * UIs (no ports to collide), 30 handlers per region server, Hadoop metrics in mini-cluster
-     * mode. Also the load harness's (module benchmarks), which starts its own cluster.
+     * mode. Also the harnesses' (module benchmarks), which start their own cluster with it
+     * ({@link #start(HBaseTestingUtility, int)}) and HBase's memory defaults.
      */
     public static HBaseTestingUtility utility() {
         org.apache.hadoop.metrics2.lib.DefaultMetricsSystem.setMiniClusterMode(true);
@@ -72,7 +81,8 @@ public final class MiniHBase {
         return util;
     }
 
-    void stop() {
+    /** Closes the connection and shuts the cluster down. */
+    public void stop() {
         try {
             connection.close();
             util.shutdownMiniCluster();

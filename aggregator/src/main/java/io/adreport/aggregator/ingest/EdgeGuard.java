@@ -1,5 +1,6 @@
 package io.adreport.aggregator.ingest;
 
+import io.adreport.http.auth.ApiKeys;
 import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.cube.ProfileModel;
@@ -10,13 +11,9 @@ import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.trust.BeaconSigner;
 import io.adreport.schema.trust.TrustConfig;
 import io.javalin.http.Context;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,8 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Keys.</b> {@code POST /v1/events} needs a bearer key of role {@code ingest} when
  * {@code ingest.require.key=true}; {@code POST /internal/live-counters} always needs one of role
  * {@code internal} (the report API presents its own). A key is checked as the report API checks
- * it: the SHA-256 of the whole key looked up in the meta table ({@link ApiKeyStore}), active and
- * of the role. Answers are cached for {@link #CACHE_TTL} (a revoked key works at most that much
+ * it: the SHA-256 of the whole key ({@link ApiKeys#hash}) looked up in the meta table
+ * ({@link ApiKeyStore}), active and of the role. Answers are cached for {@link #CACHE_TTL} (a revoked key works at most that much
  * longer), at most {@link #CACHE_MAX} entries (emptied when full). So that the live-counts route
  * (whose callers wait at most {@code report.live.timeout.ms}) never waits for a meta-table read,
  * a background thread reads the active {@code ingest} and {@code internal} keys every
@@ -172,10 +169,10 @@ public final class EdgeGuard {
     }
 
     private Optional<String> role(String key) {
-        if (!key.startsWith("ak_") || key.length() > 128) {
+        if (!ApiKeys.wellFormed(key)) {
             return Optional.empty();
         }
-        String hash = sha256(key);
+        String hash = ApiKeys.hash(key);
         Instant now = clock.instant();
         Cached c = cache.get(hash);
         if (c != null && now.isBefore(c.expires())) {
@@ -214,13 +211,5 @@ public final class EdgeGuard {
         return registry.counter("adreport_beacons_refused_total",
                 "Pixel beacons refused before anything was stored (answered with the GIF and X-Adreport-Beacon-Reason), by reason",
                 "reason", reason);
-    }
-
-    static String sha256(String key) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is always available", e);
-        }
     }
 }

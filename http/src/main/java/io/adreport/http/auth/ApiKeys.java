@@ -184,7 +184,7 @@ public final class ApiKeys {
      *                                      known answer young enough to serve
      */
     public Optional<Role> authenticate(String key) {
-        if (key == null || !key.startsWith(PREFIX) || key.length() > 128) {
+        if (!wellFormed(key)) {
             return Optional.empty();
         }
         String hash = hash(key);
@@ -234,6 +234,14 @@ public final class ApiKeys {
         } catch (IllegalArgumentException e) {
             return Optional.empty(); // a role of another cube: no access rather than a guess
         }
+    }
+
+    /**
+     * Whether {@code key} can be a key at all ({@value #PREFIX}, at most 128 characters); one that
+     * cannot is unknown without a lookup.
+     */
+    public static boolean wellFormed(String key) {
+        return key != null && key.startsWith(PREFIX) && key.length() <= 128;
     }
 
     /** SHA-256 of the key, lower-case hex: what the meta table stores. */

@@ -1,10 +1,9 @@
 package io.adreport.schema.event;
 
+import io.adreport.schema.trust.HmacSha256;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.util.HexFormat;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Keyed hash of device / user ids: HMAC-SHA256(secret, UTF-8 of the id's {@link DeviceId#canonical}
@@ -22,16 +21,7 @@ public final class DeviceHasher {
         if (secret == null || secret.length < MIN_SECRET_BYTES) {
             throw new IllegalArgumentException("device hash secret must be at least " + MIN_SECRET_BYTES + " bytes");
         }
-        byte[] key = secret.clone();
-        this.mac = ThreadLocal.withInitial(() -> {
-            try {
-                Mac m = Mac.getInstance("HmacSHA256");
-                m.init(new SecretKeySpec(key, "HmacSHA256"));
-                return m;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("HmacSHA256 unavailable", e);
-            }
-        });
+        this.mac = HmacSha256.perThread(secret.clone());
     }
 
     public String hash(String value) {

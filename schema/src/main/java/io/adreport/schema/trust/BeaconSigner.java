@@ -3,7 +3,6 @@ package io.adreport.schema.trust;
 import io.adreport.schema.cube.Cube;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +14,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Signs the beacon URLs the ad server hands out and verifies them when the pixel is fired.
@@ -90,7 +88,7 @@ public final class BeaconSigner {
         this.ttl = ttl;
         this.names = names;
         this.clock = clock;
-        keys.byId().forEach((id, secret) -> macs.put(id, ThreadLocal.withInitial(() -> mac(secret))));
+        keys.byId().forEach((id, secret) -> macs.put(id, HmacSha256.perThread(secret)));
     }
 
     public static BeaconSigner of(TrustConfig config, Clock clock) {
@@ -196,15 +194,5 @@ public final class BeaconSigner {
         sorted.forEach((k, v) -> c.append(k.length()).append(':').append(k).append('=').append(v.length()).append(':').append(v).append('\n'));
         byte[] m = macs.get(kid).get().doFinal(c.toString().getBytes(StandardCharsets.UTF_8));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(m);
-    }
-
-    private static Mac mac(byte[] secret) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(secret, "HmacSHA256"));
-            return m;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
     }
 }

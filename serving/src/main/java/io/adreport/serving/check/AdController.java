@@ -2,11 +2,11 @@ package io.adreport.serving.check;
 
 import static io.adreport.http.ErrorMapper.badParam;
 
+import io.adreport.http.JsonBody;
 import io.adreport.http.RecordSchemas;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.adreport.schema.cube.Cube;
 import io.adreport.schema.event.DeviceId;
 import io.adreport.schema.inventory.Ad;
@@ -48,7 +48,6 @@ import java.util.random.RandomGenerator;
  * by {@link CapDecider} from the pacing service's published state).
  */
 public final class AdController {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final int MAX_COUNT = 10;
 
     private final CapDecider decider;
@@ -149,15 +148,7 @@ public final class AdController {
     }
 
     private Request parse(byte[] body) {
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(body);
-        } catch (IOException e) {
-            throw badParam("body", "must be a JSON object {site, zone, device, keywords?, count?}");
-        }
-        if (root == null || !root.isObject()) {
-            throw badParam("body", "must be a JSON object {site, zone, device, keywords?, count?}");
-        }
+        JsonNode root = JsonBody.object(body, "{site, zone, device, keywords?, count?}");
         String site = text(root, "site", 64, true);
         String zone = text(root, "zone", 64, true);
         String device = text(root, "device", 4 * DeviceId.MAX_LENGTH, true);

@@ -2,6 +2,7 @@ package io.adreport.serving.check;
 
 import static io.adreport.http.ErrorMapper.badParam;
 
+import io.adreport.http.JsonBody;
 import io.adreport.http.RecordSchemas;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -155,15 +156,7 @@ public final class CheckController {
 
     /** The request by the rules: a clear error naming the field when one breaks. */
     Request parse(byte[] body) {
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(body);
-        } catch (IOException e) {
-            throw badParam("body", "must be a JSON object {\"device\", \"campaigns\"}");
-        }
-        if (root == null || !root.isObject()) {
-            throw badParam("body", "must be a JSON object {\"device\", \"campaigns\"}");
-        }
+        JsonNode root = JsonBody.object(body, "{\"device\", \"campaigns\"}");
         JsonNode d = root.get("device");
         if (d == null || !d.isTextual()) {
             throw badParam("device", "must be a string: " + DeviceId.RULE);

@@ -1,4 +1,14 @@
-# benchmarks/lib.sh: what the benchmark scripts that start `bin/adreport local` share (sourced, not run).
+# benchmarks/lib.sh: what the benchmark scripts share (sourced, not run): running this module's
+# classes, a process's CPU time, and, for those that start `bin/adreport local`, its ports.
+
+bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# bench_java [JVM OPTIONS] CLASS ARGS...: runs a class of this module (its classes and the
+# dependency classpath that `mvn package` writes to target/classpath.txt).
+bench_java() { java -cp "$bench_dir/target/classes:$(cat "$bench_dir/target/classpath.txt")" "$@"; }
+
+# cpu_ms PID: user + system CPU time of process PID so far, in ms.
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
 
 # port_free SCRIPT PORT: stops the script when something already answers on PORT (a stack left running).
 port_free() {

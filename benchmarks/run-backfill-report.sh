@@ -42,7 +42,7 @@ adreport() { ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS= "$root/bin/adreport" "$@"
 [ -f "$here/target/classpath.txt" ] || (cd "$root" && mvn -B -q package -DskipTests -pl benchmarks -am)
 ingest=$((report + 1)) data="$work/data"
 port_free run-backfill-report "$ingest"
-java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateBackfill \
+bench_java io.adreport.benchmarks.GenerateBackfill \
   "$work/backfill.ndjson" "$events" 7 20000
 
 echo "== starting bin/adreport local (data $data)" >&2

@@ -159,7 +159,7 @@ key=$(adreport keys add --role analyst --data-dir "$data" | tail -1)
 echo "== reconcile --day $day" >&2
 adreport reconcile --day "$day" --data-dir "$data" >"$work/reconcile.out" 2>&1 || { cat "$work/reconcile.out" >&2; exit 1; }
 tail -3 "$work/reconcile.out" >&2
-check=$(java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.FaultCheck \
+check=$(bench_java io.adreport.benchmarks.FaultCheck \
   "$(cat "$data/zk.port")" ads "$day" "$work/events.ndjson" "http://localhost:$report" "$key" 2>"$work/check.err") && cstatus=0 || cstatus=$?
 echo "$check" >&2
 kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""
@@ -212,7 +212,7 @@ for p in $side_pids; do kill "$p" 2>/dev/null || true; done; side_pids=""
 cat "$work/replay.out" >&2
 echo "== reconcile --day $day" >&2
 adreport reconcile --day "$day" --data-dir "$data" >"$work/reconcile.out" 2>&1 || { cat "$work/reconcile.out" >&2; exit 1; }
-check=$(java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.FaultCheck \
+check=$(bench_java io.adreport.benchmarks.FaultCheck \
   "$(cat "$data/zk.port")" ads "$day" "$work/events.ndjson" "http://localhost:$report" "$key" 2>"$work/check.err") && cstatus=0 || cstatus=$?
 echo "$check" >&2
 kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""

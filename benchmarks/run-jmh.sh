@@ -3,4 +3,5 @@
 # Build first: mvn -B -o -q install -pl benchmarks -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-exec java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" org.openjdk.jmh.Main "$@"
+. "$here/lib.sh"
+bench_java org.openjdk.jmh.Main "$@"

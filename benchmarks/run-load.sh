@@ -4,4 +4,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 opens="--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.util.concurrent=ALL-UNNAMED"
-exec java -Xmx4g $opens ${JAVA_OPTS:-} -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.AggregatorLoadHarness "$@"
+. "$here/lib.sh"
+# shellcheck disable=SC2086 # $opens and JAVA_OPTS are lists of options
+bench_java -Xmx4g $opens ${JAVA_OPTS:-} io.adreport.benchmarks.AggregatorLoadHarness "$@"

@@ -58,7 +58,7 @@ port_free run-nightly "$ingest"
 today="$(date -u +%F)"
 large_day="$(date -u -d "$today - 1 day" +%F)" small_day="$(date -u -d "$today - 2 days" +%F)"
 empty_day="$(date -u -d "$today - 4 days" +%F)"
-gen() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.GenerateBackfill "$@"; }
+gen() { bench_java io.adreport.benchmarks.GenerateBackfill "$@"; }
 if [ -z "$reuse" ]; then
   gen "$work/large.ndjson" "$events" 1 20000 11 0
   [ "$small" -eq 0 ] || gen "$work/small.ndjson" "$small" 1 20000 12 1
@@ -75,7 +75,7 @@ for f in "${loads[@]}"; do
   [ -z "$reuse" ] || break
   if [ "$load" = raw ]; then
     echo "== writing the $f day's raw rows" >&2
-    java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" io.adreport.benchmarks.LoadRawDay "$data" "$work/$f.ndjson" \
+    bench_java io.adreport.benchmarks.LoadRawDay "$data" "$work/$f.ndjson" \
       2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
   else
     echo "== replaying the $f day" >&2
@@ -86,7 +86,7 @@ for f in "${loads[@]}"; do
 done
 
 : >>"$work/times"; mark=$(wc -l <"$work/times")
-stack_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat"; }
+stack_cpu() { awk -v ms="$(cpu_ms "$pid")" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to times
   local s out cpu before; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"; before=$(stack_cpu)
   # CPU seconds (user + system) of the command's process and of the stack's process meanwhile: a

@@ -60,8 +60,7 @@ work="$(mktemp -d)"
 trap '[ -n "${paced:-}" ] && kill "$paced" 2>/dev/null; [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 adreport() { ADREPORT_SKIP_BUILD=1 "$root/bin/adreport" "$@"; }
 adreport help >/dev/null 2>&1 || { ADREPORT_SKIP_BUILD=0 "$root/bin/adreport" help >/dev/null; }
-bench() { java -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" "$@"; }
-gen() { bench io.adreport.benchmarks.GenerateEvents "$@"; }
+gen() { bench_java io.adreport.benchmarks.GenerateEvents "$@"; }
 histogram_buckets() { # port metric -> "le cumulative-count" of that histogram (the first label set)
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" 'index($1, m "_bucket{") == 1 && !seen[$1]++ {
     match($1, /le="[^"]*"/); print substr($1, RSTART + 4, RLENGTH - 5), $2 }'
@@ -71,9 +70,6 @@ bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (
     if (n == 0) { print "none observed"; exit }
     for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
     printf "%d observed, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
-}
-cpu_ms() { # user + system CPU of process $1 so far, in ms
-  awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"
 }
 thread_cpu() { # per live thread of process $1: "tid<TAB>name<TAB>CPU ms so far" (name: its comm, digits as N)
   { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$(getconf CLK_TCK)" 'NF {
@@ -104,7 +100,7 @@ raw_metric() { # a metric's first sample as printed (full precision), or 0
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m && !f { print $2; f = 1 } END { if (!f) print 0 }'
 }
 region_requests() { # data-dir -> "table<TAB>reads<TAB>writes" as the region servers counted them (RegionRequests; 4 s for their report)
-  sleep 4; bench io.adreport.benchmarks.RegionRequests "$(cat "$1/zk.port")" 2>/dev/null || true
+  sleep 4; bench_java io.adreport.benchmarks.RegionRequests "$(cat "$1/zk.port")" 2>/dev/null || true
 }
 region_ops() { # before after events -> region-server row reads and row writes per event, by table (tables with none left out)
   awk -F'\t' -v n="$3" 'NR == FNR { r[$1] = $2; w[$1] = $3; next } { dr = $2 - r[$1]; dw = $3 - w[$1]
@@ -218,7 +214,7 @@ for mode in $modes; do
       --rate "$pace" >"$work/pace-$mode.out" 2>/dev/null &
     paced=$!
     sleep 5 # reach the paced steady state before the first probe
-    bench io.adreport.benchmarks.FreshnessProbe "http://localhost:$ingest" "http://localhost:$report" \
+    bench_java io.adreport.benchmarks.FreshnessProbe "http://localhost:$ingest" "http://localhost:$report" \
       "$(cat "$data/analyst.key")" "$probes" "$probe_interval" | tee "$work/probe-$mode.out" || true
     histogram_buckets "$ingest" adreport_freshness_seconds >"$work/fb1"
     histogram_buckets "$ingest" adreport_live_answer_seconds >"$work/la1"

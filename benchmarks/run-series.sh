@@ -42,7 +42,9 @@ cleanup() {
 trap cleanup EXIT
 export ADREPORT_SKIP_BUILD=1
 opens="--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/java.util=ALL-UNNAMED"
-bench() { java $opens -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" "$@"; }
+. "$here/lib.sh"
+# shellcheck disable=SC2086 # $opens is a list of options
+bench() { bench_java $opens "$@"; }
 metric() { # sum of a metric's samples (all label sets)
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.6f\n", s }'
 }

@@ -31,6 +31,7 @@ import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.spend.SpendRows;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.threads.DaemonThreads;
 import io.javalin.Javalin;
 import java.time.Clock;
 import java.time.Duration;
@@ -139,11 +140,7 @@ public final class Aggregator implements AutoCloseable {
         } else if (config.mode() == AggregatorConfig.Mode.NAIVE) {
             counters = new NaiveCounters(layout, cells, tables, watcher, gate, metrics);
         } else {
-            flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), r -> {
-                Thread t = new Thread(r, "adreport-flush-batch");
-                t.setDaemon(true);
-                return t;
-            });
+            flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), DaemonThreads.named("adreport-flush-batch"));
             // The flusher's writer totals (WriterTotals) remember at most a quarter as many rows as
             // buffer.max.cells allows cells (~200 bytes a row: 500,000 rows, ~100 MB, by default).
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),

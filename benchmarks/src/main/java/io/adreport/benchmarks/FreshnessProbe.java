@@ -1,5 +1,6 @@
 package io.adreport.benchmarks;
 
+import io.adreport.schema.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
@@ -76,11 +77,7 @@ public final class FreshnessProbe {
         FreshnessProbe p = new FreshnessProbe(args[0], args[1], args[2]);
         String run = Long.toString(System.currentTimeMillis(), 36);
         Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS);
-        ExecutorService pool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "freshness-probe");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService pool = Executors.newCachedThreadPool(DaemonThreads.named("freshness-probe"));
         List<Future<Sample>> futures = new ArrayList<>();
         for (int i = 0; i < probes; i++) {
             int n = i;

@@ -3,6 +3,7 @@ package io.adreport.reconcile;
 import io.adreport.schema.time.UtcDay;
 import io.adreport.reconcile.report.DriftReport;
 import io.adreport.schema.meta.DayState;
+import io.adreport.schema.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,11 +81,7 @@ public final class ReconcileScheduler implements AutoCloseable {
         if (executor != null) {
             throw new IllegalStateException("already started");
         }
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "reconcile-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("reconcile-scheduler"));
         Instant now = clock.instant();
         if (!catchUpDays(now).isEmpty()) {
             executor.execute(() -> runDays(catchUpDays(clock.instant()), "catch-up"));

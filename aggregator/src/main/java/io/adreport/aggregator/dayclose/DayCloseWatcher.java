@@ -4,6 +4,7 @@ import io.adreport.schema.meta.AggregatorState;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.meta.HeartbeatStore;
 import io.adreport.schema.time.UtcDay;
+import io.adreport.schema.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -110,11 +111,7 @@ public final class DayCloseWatcher implements AutoCloseable {
         this.windowDays = windowDays;
         this.heartbeatInterval = heartbeatInterval;
         this.gate = gate;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-dayclose");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-dayclose"));
     }
 
     /** Reads the meta table once synchronously (so the first events see closed days), then polls. */

@@ -10,6 +10,7 @@ import io.adreport.schema.meta.KeyRecord;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.trust.BeaconSigner;
 import io.adreport.schema.trust.TrustConfig;
+import io.adreport.schema.threads.DaemonThreads;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
@@ -85,11 +86,7 @@ public final class EdgeGuard {
         for (BeaconSigner.Reason r : BeaconSigner.Reason.values()) {
             refusedCounter(r.label); // every reason shows in /metrics from the start, at 0
         }
-        preloader = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-key-preload");
-            t.setDaemon(true);
-            return t;
-        });
+        preloader = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-key-preload"));
         preloader.scheduleWithFixedDelay(this::preload, 0, PRELOAD_EVERY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 

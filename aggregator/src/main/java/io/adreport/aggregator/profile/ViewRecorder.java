@@ -11,6 +11,7 @@ import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.threads.DaemonThreads;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -69,11 +70,7 @@ public final class ViewRecorder {
     private static final int IDLE_SECONDS = 30;
     private static final int MAX_VIEW_THREADS = 64;
     private static final ThreadPoolExecutor WRITERS = new ThreadPoolExecutor(0, MAX_VIEW_THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "adreport-view-writer");
-                t.setDaemon(true);
-                return t;
-            }, new ThreadPoolExecutor.CallerRunsPolicy());
+            new SynchronousQueue<>(), DaemonThreads.named("adreport-view-writer"), new ThreadPoolExecutor.CallerRunsPolicy());
 
     private final TableLayout layout;
     private final TableSource tables;

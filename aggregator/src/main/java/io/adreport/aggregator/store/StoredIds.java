@@ -5,6 +5,7 @@ import io.adreport.schema.rowkey.KeyRange;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.schema.time.UtcDay;
+import io.adreport.schema.threads.DaemonThreads;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.concurrent.ConcurrentHashMap;
@@ -84,11 +85,7 @@ public final class StoredIds implements AutoCloseable {
         this.clock = clock;
         this.days = days;
         this.maxBytesPerDay = days == 0 ? 0 : maxBytes / (days + 1);
-        this.loader = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-stored-ids-loader");
-            t.setDaemon(true);
-            return t;
-        });
+        this.loader = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-stored-ids-loader"));
     }
 
     /** {@code false} only when the raw row {@code rawKey} of UTC day {@code epochDay} is certainly not stored. */

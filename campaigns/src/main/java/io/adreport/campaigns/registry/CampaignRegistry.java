@@ -5,6 +5,7 @@ import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.inventory.ZoneInventory;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.metrics.Metrics;
+import io.adreport.schema.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -42,11 +43,7 @@ public final class CampaignRegistry implements AutoCloseable {
         this.failures = registry.counter("adreport_serve_registry_refresh_failures_total", "Failed re-reads of the campaign registry");
         registry.gauge("adreport_serve_registry_age_seconds", "Age of the serving copy of the campaign registry",
                 () -> loadedAt == 0 ? Double.NaN : (clock.millis() - loadedAt) / 1000.0);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-campaign-registry");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-campaign-registry"));
     }
 
     /** Loads once (so the first check sees the registry) and then every {@code every}. */

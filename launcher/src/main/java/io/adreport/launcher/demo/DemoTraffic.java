@@ -1,6 +1,7 @@
 package io.adreport.launcher.demo;
 
 import io.adreport.client.IngestClient;
+import io.adreport.schema.threads.DaemonThreads;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -198,11 +199,7 @@ public final class DemoTraffic implements AutoCloseable {
             if (closed || executor != null) {
                 throw new IllegalStateException("demo traffic already started or closed");
             }
-            executor = Executors.newScheduledThreadPool(2, r -> {
-                Thread t = new Thread(r, "adreport-demo");
-                t.setDaemon(true);
-                return t;
-            });
+            executor = Executors.newScheduledThreadPool(2, DaemonThreads.named("adreport-demo"));
             // The back-fill and the ticks run side by side; a fixed delay never overlaps a tick with itself.
             Instant start = clock.instant();
             startLive(start);

@@ -27,6 +27,7 @@ import io.adreport.schema.config.ConfigDef.Type;
 import io.adreport.schema.metrics.JvmMetrics;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.table.SchemaApplier;
+import io.adreport.schema.threads.DaemonThreads;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -193,11 +194,7 @@ public final class LocalStack {
             }
         }
 
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-throughput");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-throughput"));
         long[] last = {aggregator.stats().accepted.get()};
         ticker.scheduleAtFixedRate(() -> {
             long now = aggregator.stats().accepted.get();

@@ -29,7 +29,6 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.client.Connection;
 import io.adreport.http.ApiRoute;
@@ -37,6 +36,7 @@ import io.adreport.http.BearerAuth;
 import io.adreport.http.ErrorMapper;
 import io.adreport.http.OpenApiDocument;
 import io.adreport.http.RequestMetrics;
+import io.adreport.schema.threads.DaemonThreads;
 
 /**
  * The report API and dashboard as one Javalin app. Every route is declared once, below, as an
@@ -221,13 +221,8 @@ public final class ReportApi {
     }
 
     private static ThreadPoolExecutor readExecutor(ReportConfig cfg) {
-        AtomicInteger n = new AtomicInteger();
         ThreadPoolExecutor executor = new ThreadPoolExecutor(cfg.queryThreads(), cfg.queryThreads(), 60, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(cfg.queryQueue()), r -> {
-                    Thread t = new Thread(r, "report-read-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                }, new ThreadPoolExecutor.CallerRunsPolicy());
+                new ArrayBlockingQueue<>(cfg.queryQueue()), DaemonThreads.numbered("report-read"), new ThreadPoolExecutor.CallerRunsPolicy());
         executor.allowCoreThreadTimeOut(true);
         return executor;
     }

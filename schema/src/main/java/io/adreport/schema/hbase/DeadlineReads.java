@@ -1,5 +1,6 @@
 package io.adreport.schema.hbase;
 
+import io.adreport.schema.threads.DaemonThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -53,11 +54,8 @@ public final class DeadlineReads {
      */
     public DeadlineReads(String threadName, int threads, int queue, Wording wording) {
         BlockingQueue<Runnable> waiting = queue == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(queue);
-        this.pool = new ThreadPoolExecutor(queue == 0 ? 0 : threads, threads, 60, TimeUnit.SECONDS, waiting, r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = new ThreadPoolExecutor(queue == 0 ? 0 : threads, threads, 60, TimeUnit.SECONDS, waiting,
+                DaemonThreads.named(threadName));
         this.wording = wording;
     }
 

@@ -1,11 +1,11 @@
 package io.adreport.schema.hbase;
 
+import io.adreport.schema.threads.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Table;
@@ -52,11 +52,7 @@ public final class TimedTables {
     }
 
     private static ExecutorService pool() {
-        AtomicInteger n = new AtomicInteger();
-        return new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "adreport-hbase-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, new ThreadPoolExecutor.CallerRunsPolicy());
+        return new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                DaemonThreads.numbered("adreport-hbase"), new ThreadPoolExecutor.CallerRunsPolicy());
     }
 }

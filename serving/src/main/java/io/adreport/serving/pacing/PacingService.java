@@ -7,6 +7,7 @@ import io.adreport.campaigns.budget.PacingRates;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.campaigns.registry.CampaignRegistry;
+import io.adreport.schema.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -73,11 +74,7 @@ public final class PacingService implements PacingRates, AutoCloseable {
         this.pacedSkips = metrics.counter("adreport_serve_paced_skips_total", "Campaigns skipped by a serve request: throttled by pacing");
         metrics.gauge("adreport_pacing_exhausted_campaigns", "Campaigns whose budget is exhausted",
                 () -> published.values().stream().filter(Decision::exhausted).count());
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "adreport-pacing");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("adreport-pacing"));
     }
 
     /** Runs {@link #tick()} now and then every {@code every}. */

@@ -8,6 +8,7 @@ import io.adreport.schema.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -96,6 +97,8 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
     private final Set<Long> viewGapDays = ConcurrentHashMap.newKeySet();
     private volatile Set<Long> closedEpochDays = Set.of();
+    /** The same days sorted, for {@link #isClosed} (asked per counter cell: no boxed Long per ask). */
+    private volatile long[] closedSorted = new long[0];
     private Duration quietWait = Duration.ofSeconds(1); // scheduler thread only
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
@@ -124,7 +127,7 @@ public final class DayCloseWatcher implements AutoCloseable {
 
     /** True when counters of this UTC epoch day must not be incremented live. */
     public boolean isClosed(long epochDay) {
-        return closedEpochDays.contains(epochDay);
+        return Arrays.binarySearch(closedSorted, epochDay) >= 0;
     }
 
     public Set<Long> closedDays() {
@@ -154,7 +157,8 @@ public final class DayCloseWatcher implements AutoCloseable {
             Set<Long> days = new HashSet<>(closedEpochDays);
             closed.forEach(d -> days.add(d.toEpochDay()));
             if (!closedEpochDays.containsAll(days)) {
-                closedEpochDays = Set.copyOf(days); // published before the gate is asked: see SendGate
+                closedSorted = days.stream().mapToLong(Long::longValue).sorted().toArray();
+                closedEpochDays = Set.copyOf(days); // both published before the gate is asked: see SendGate
                 LOG.info("days closed for live counting: {}", closed);
             }
             Set<LocalDate> quiet = quietOf(closed);

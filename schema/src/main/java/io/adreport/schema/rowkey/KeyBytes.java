@@ -2,6 +2,7 @@ package io.adreport.schema.rowkey;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The byte-level encodings every frozen key layout shares (counter and raw keys in
@@ -41,13 +42,62 @@ public final class KeyBytes {
 
     /** {@code v} as UTF-8 and a 0x00 terminator; values holding 0x00 are refused. */
     public static void writeTerminated(ByteArrayOutputStream out, String v) {
+        byte[] bytes = utf8(v);
+        out.writeBytes(bytes);
+        out.write(0);
+    }
+
+    /**
+     * The values as {@link #writeTerminated} writes them one after the other, into an array of
+     * exactly their length: an ASCII value (nearly every one) is copied char by char, without a
+     * byte array of its own or a stream's buffer and copy.
+     */
+    public static byte[] terminated(List<String> values) {
+        int n = 0;
+        for (int i = 0; i < values.size(); i++) {
+            String v = values.get(i);
+            n += (ascii(v) ? v.length() : utf8(v).length) + 1;
+        }
+        byte[] out = new byte[n];
+        int off = 0;
+        for (int i = 0; i < values.size(); i++) {
+            String v = values.get(i);
+            if (ascii(v)) {
+                for (int c = 0; c < v.length(); c++) {
+                    out[off++] = (byte) v.charAt(c);
+                }
+            } else {
+                byte[] bytes = utf8(v);
+                System.arraycopy(bytes, 0, out, off, bytes.length);
+                off += bytes.length;
+            }
+            out[off++] = 0;
+        }
+        return out;
+    }
+
+    /** Every char of {@code v} is ASCII (one UTF-8 byte); a 0x00 char is refused. */
+    private static boolean ascii(String v) {
+        for (int c = 0; c < v.length(); c++) {
+            char ch = v.charAt(c);
+            if (ch == 0) {
+                throw new IllegalArgumentException("key values must not contain 0x00");
+            }
+            if (ch >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code v} as UTF-8; values holding 0x00 are refused. */
+    private static byte[] utf8(String v) {
         byte[] bytes = v.getBytes(StandardCharsets.UTF_8);
         for (byte b : bytes) {
             if (b == 0) {
                 throw new IllegalArgumentException("key values must not contain 0x00");
             }
         }
-        out.writeBytes(bytes);
-        out.write(0);
+        return bytes;
     }
 }

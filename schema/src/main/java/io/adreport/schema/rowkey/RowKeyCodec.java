@@ -124,11 +124,7 @@ public final class RowKeyCodec {
             throw new IllegalArgumentException("rollup " + rollup.name() + " needs " + rollup.dimensions().size()
                     + " values, got " + values.size());
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * values.size());
-        for (String v : values) {
-            writeTerminated(out, v);
-        }
-        return out.toByteArray();
+        return KeyBytes.terminated(values);
     }
 
     /**

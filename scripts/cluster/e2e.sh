@@ -287,6 +287,10 @@ s_stale_and_deadline() {
     if [ "$n" -gt "$most" ]; then most=$n; victim=$w; fi
   done
   other=worker1; [ "$victim" = worker1 ] && other=worker2
+  # Whether hbase:meta stops with it: a read whose region location is not cached waits on meta.
+  local meta_on=other
+  on edge curl -fsS "http://$(host_name "$victim"):${RS_INFO[$victim]}/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Regions" \
+      | grep -q 'Namespace_hbase_table_meta_region' && meta_on=victim
   api_tl="http://$(host_name api):$API_TIMELINE_PORT"
   # Running APIs have warm caches (keys, registry, region locations): one check through each first.
   on edge $PY checks "$api_tl" "$ADSERVER" "$c" "${devices[0]}" >/dev/null
@@ -318,7 +322,7 @@ s_stale_and_deadline() {
   expect_eq "checks answered through the timeline API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$tl")" || { echo "$tl"; return 1; }
   [ "$($PY field stale <<<"$tl")" -gt 0 ] || { echo "no check answered by a secondary replica (stale) with $victim stopped for $stopped_for s (${held[$victim]} profiles regions there, ${held[$other]} on $other): $tl"; return 1; }
   local replicas="timeline API $($PY field stale <<<"$tl")/${#devices[@]} stale (slowest $($PY field max_seconds <<<"$tl") s)"
-  echo "$placement; regionserver-$victim stopped for $stopped_for s: main API $($PY field degraded <<<"$plain")/${#devices[@]} degraded at the 500 ms deadline (slowest $($PY field max_seconds <<<"$plain") s); $replicas; restarted"
+  echo "$placement; regionserver-$victim (hbase:meta on the $meta_on server) stopped for $stopped_for s: main API $($PY field degraded <<<"$plain")/${#devices[@]} degraded at the 500 ms deadline (slowest $($PY field max_seconds <<<"$plain") s); $replicas; restarted"
 }
 
 s_nightly_job() {

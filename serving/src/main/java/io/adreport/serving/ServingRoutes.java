@@ -8,7 +8,6 @@ import io.adreport.schema.campaign.CampaignStore;
 import io.adreport.schema.cube.ProfileModel;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.DeviceHashes;
-import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.meta.DayStatusStore;
 import io.adreport.schema.metrics.Metrics;
@@ -22,28 +21,23 @@ import io.adreport.serving.check.CapDecider;
 import io.adreport.serving.check.CheckController;
 import io.adreport.serving.pacing.PacingService;
 import io.javalin.http.HandlerType;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.client.Connection;
-import org.slf4j.LoggerFactory;
 
 /**
  * The ad server's endpoints, mounted on the service's server beside the other routes (same keys, errors,
- * metrics and OpenAPI document). {@link #close()} stops the registry refresh and the pacing service
- * and closes the asynchronous client that reads profiles.
+ * metrics and OpenAPI document). {@link #close()} stops the registry refresh and the pacing service.
  */
 public final class ServingRoutes implements AutoCloseable {
     private final CampaignRegistry registry;
     private final List<ApiRoute> routes;
     private final PacingService pacing;
-    private final AsyncReads async;
 
-    private ServingRoutes(CampaignRegistry registry, List<ApiRoute> routes, PacingService pacing, AsyncReads async) {
+    private ServingRoutes(CampaignRegistry registry, List<ApiRoute> routes, PacingService pacing) {
         this.registry = registry;
         this.routes = routes;
-        this.async = async;
         this.pacing = pacing;
     }
 
@@ -66,7 +60,7 @@ public final class ServingRoutes implements AutoCloseable {
     public static ServingRoutes create(Connection connection, TableLayout layout, DeviceHashes hasher, ProfileConfig profiles,
                                        ServeConfig config, Clock clock, Metrics metrics, BeaconSigner signer) {
         if (!ProfileModel.supported(layout.cube()) || hasher == null) {
-            return new ServingRoutes(null, List.of(), null, null);
+            return new ServingRoutes(null, List.of(), null);
         }
         CampaignRegistry registry = new CampaignRegistry(new CampaignStore(connection, layout), new ZoneStore(connection, layout), clock, metrics)
                 .start(config.registryRefresh());
@@ -75,8 +69,7 @@ public final class ServingRoutes implements AutoCloseable {
                         config.pacingLookahead())
                         .start(config.pacingInterval())
                 : null;
-        AsyncReads async = new AsyncReads(connection, config.deadline());
-        CapDecider decider = new CapDecider(connection, async, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
+        CapDecider decider = new CapDecider(connection, layout, registry, hasher, new UnidentifiedDevices(hasher, profiles.placeholders()),
                 config, clock, metrics, pacing, java.util.concurrent.ThreadLocalRandom::current);
         CheckController check = new CheckController(decider, config, metrics);
         ApiRoute route = new ApiRoute(HandlerType.POST, "/v1/serve/check",
@@ -95,7 +88,7 @@ public final class ServingRoutes implements AutoCloseable {
                 Map.of(200, "chosen ads in order of preference (empty when none is eligible)", 400, "a field breaks a rule",
                         401, "no, unknown or revoked API key", 403, "not an adserver key", 503, "HBase unavailable"),
                 ads::serve).withRequest(AdController.requestType()).withAnswer(AdController.Response.class);
-        return new ServingRoutes(registry, List.of(route, ad), pacing, async);
+        return new ServingRoutes(registry, List.of(route, ad), pacing);
     }
 
     public List<ApiRoute> routes() {
@@ -124,13 +117,6 @@ public final class ServingRoutes implements AutoCloseable {
         }
         if (registry != null) {
             registry.close();
-        }
-        if (async != null) {
-            try {
-                async.close();
-            } catch (IOException e) {
-                LoggerFactory.getLogger(ServingRoutes.class).warn("closing the asynchronous HBase client: {}", e.toString());
-            }
         }
     }
 }

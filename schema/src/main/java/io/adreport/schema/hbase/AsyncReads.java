@@ -8,19 +8,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.AdvancedScanResultConsumer;
 import org.apache.hadoop.hbase.client.AsyncConnection;
-import org.apache.hadoop.hbase.client.AsyncTable;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 
 /**
  * An asynchronous HBase client for the reads whose latency is the answer's: the report API's
- * fixed series (a few rows) and day marks (read beside its counters), and the bid path's one
- * profile Get per check or ad request.
+ * fixed series (a few rows) and day marks (read beside its counters).
  *
  * <p>Why a second client: the blocking {@code Table} scanner hands every scan RPC to the
  * connection's shared pool and waits for it there, and the report hands its read to the read
@@ -29,16 +25,15 @@ import org.apache.hadoop.hbase.client.Scan;
  * on the RPC client's event loop: the request thread waits once, for the answer. Measured in the
  * same run (docs/BENCHMARKS.md): the same 48-row skip-scan took 0.40 ms p50 by
  * {@code AsyncTable.scanAll} against 0.64 ms by the {@code Table} scanner, before the pool hop.
- * A profile Get under the bid path's deadline crossed a pool for the same reason: the blocking
- * client's waits are not all bounded by its timeouts ({@link DeadlineReads}), so the Get ran on a
- * reader thread and the request thread waited for that thread. Here the request thread sends the
- * Get itself (locating its region without blocking) and waits once, at most the deadline, for the
- * answer ({@link DeadlineReads#await}); no thread is held by a late read.
+ * The bid path's profile Get was tried through it and kept on the blocking client
+ * (docs/benchmarks/2026-12-06-serving-check-async-get.md): no gain beyond the benchmark's spread,
+ * and on the cluster end-to-end, with a region server stopped, one check answered after 1.5 s
+ * against its 500 ms deadline.
  *
- * <p>The connection is opened on the first read (most API processes serve series and checks, but
- * tests and tools that build an API without ever reading one should not open one) from the
- * blocking connection's configuration, so it reaches the same cluster with the same settings,
- * and closed with its owner (the report API, the serving routes).
+ * <p>The connection is opened on the first read (most API processes serve series, but tests and
+ * tools that build an API without ever reading a series should not open one) from the blocking
+ * connection's configuration, so it reaches the same cluster with the same settings, and closed
+ * with the API.
  */
 public final class AsyncReads implements Closeable {
     private final Connection connection;
@@ -46,39 +41,10 @@ public final class AsyncReads implements Closeable {
     private volatile AsyncConnection async;
     private boolean closed;
 
-    /** @param scanTimeout operation and scan timeout of {@link #scanAll} (Gets take theirs per call) */
+    /** @param scanTimeout operation and scan timeout of {@link #scanAll} */
     public AsyncReads(Connection connection, Duration scanTimeout) {
         this.connection = connection;
         this.scanTimeout = scanTimeout;
-    }
-
-    /**
-     * One Get of {@code table}; it gives up after {@code timeout} (operation and RPC timeout). A
-     * Get with {@code Consistency.TIMELINE} may be answered by a secondary replica
-     * ({@code Result.isStale()}).
-     */
-    public CompletableFuture<Result> get(TableName table, Get get, Duration timeout) {
-        try {
-            return timed(table, timeout).get(get);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** The Gets of {@code gets} in one multi-Get, their results in the same order. */
-    public CompletableFuture<List<Result>> getAll(TableName table, List<Get> gets, Duration timeout) {
-        try {
-            return timed(table, timeout).getAll(gets);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private AsyncTable<AdvancedScanResultConsumer> timed(TableName table, Duration timeout) throws IOException {
-        return connection().getTableBuilder(table)
-                .setOperationTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .setRpcTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .build();
     }
 
     /** All rows of {@code scan} (bounded by its limit), read by one asynchronous scan. */

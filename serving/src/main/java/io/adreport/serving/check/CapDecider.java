@@ -5,7 +5,6 @@ import io.adreport.http.BearerAuth;
 import io.adreport.http.auth.AccessDenied;
 import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.event.DeviceHashes;
-import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.UnidentifiedDevices;
 import io.adreport.schema.profile.ViewCells;
@@ -63,14 +62,13 @@ public final class CapDecider {
     /**
      * With budgets: a campaign the {@code pacing} service marks exhausted is refused
      * ({@code exhausted}), and one not drawn under its pass-through rate too ({@code paced}).
-     * Profiles are read through {@code async} under the deadline ({@code serve.deadline.ms}).
      */
-    public CapDecider(Connection connection, AsyncReads async, TableLayout layout, CampaignRegistry registry, DeviceHashes hashes,
+    public CapDecider(Connection connection, TableLayout layout, CampaignRegistry registry, DeviceHashes hashes,
                       UnidentifiedDevices unidentified, ServeConfig config, Clock clock, Metrics metrics, PacingService pacing,
                       Supplier<RandomGenerator> rng) {
         this.pacing = pacing;
         this.rng = rng;
-        this.reader = new ProfileReader(connection, async, layout, config.timelineReads(), config.deadline());
+        this.reader = new ProfileReader(connection, layout, config.timelineReads(), config.deadline());
         this.degradeOnFailure = !config.deadline().isZero();
         this.registry = registry;
         this.hashes = hashes;

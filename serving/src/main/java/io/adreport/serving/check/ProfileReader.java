@@ -1,7 +1,7 @@
 package io.adreport.serving.check;
 
-import io.adreport.schema.hbase.AsyncReads;
 import io.adreport.schema.hbase.DeadlineReads;
+import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.profile.ProfileKey;
 import io.adreport.schema.profile.Segments;
 import io.adreport.schema.profile.ViewCells;
@@ -58,20 +58,17 @@ final class ProfileReader {
     private static final Cell[] NO_CELLS = new Cell[0];
 
     private final Connection connection;
-    private final AsyncReads async;
     private final TableLayout layout;
     private final ProfileKey keys;
     private final boolean timeline;
     private final Duration deadline;
 
     /**
-     * @param async    the asynchronous client that sends reads under a deadline
-     * @param deadline how long one read may take in all (operation and RPC timeout of its Get);
-     *                 zero for the blocking client's own timeouts
+     * @param deadline how long one read may take in all (operation and RPC timeout of its Table);
+     *                 zero for the client's own timeouts
      */
-    ProfileReader(Connection connection, AsyncReads async, TableLayout layout, boolean timeline, Duration deadline) {
+    ProfileReader(Connection connection, TableLayout layout, boolean timeline, Duration deadline) {
         this.connection = connection;
-        this.async = async;
         this.layout = layout;
         this.keys = new ProfileKey(layout.cube().saltBuckets());
         this.timeline = timeline;
@@ -121,16 +118,18 @@ final class ProfileReader {
             }
             gets.add(get);
         }
+        Result r;
         Cell[] cells;
         boolean found;
         boolean stale;
         if (gets.size() == 1) {
-            Result r = readOne(gets.get(0));
+            Get get = gets.get(0);
+            r = read(() -> getOne(get));
             cells = r.rawCells();
             found = !r.isEmpty();
             stale = r.isStale();
         } else {
-            Result[] rs = readAll(gets);
+            Result[] rs = read(() -> getAll(gets));
             cells = merge(rs[0].rawCells(), rs[1].rawCells());
             found = !rs[0].isEmpty() || !rs[1].isEmpty();
             stale = rs[0].isStale() || rs[1].isStale();
@@ -209,36 +208,46 @@ final class ProfileReader {
     }
 
     /**
-     * One Get: without a deadline on the calling thread by the blocking client; under it, sent by
-     * the asynchronous client ({@link AsyncReads}) with the deadline as its operation and RPC
-     * timeouts, and waited for at most the deadline ({@link DeadlineReads#await}), because not
-     * every wait of an HBase client is bounded by its timeouts (a region lookup behind a stopped
-     * server). A read past the deadline is cancelled and reported as an {@link IOException}. No
-     * thread waits for a late read but the request's own, so a stuck region server holds no pool.
+     * {@code op} on the calling thread without a deadline, else under it: its Table gives up after
+     * the deadline (operation and RPC timeouts), and the request thread waits at most that long for
+     * it ({@link DeadlineReads}), because not every wait of the HBase client is bounded by the
+     * Table's timeouts. A read past the deadline is cancelled and reported as an
+     * {@link IOException}; so is a read refused because every reader thread is still held by
+     * earlier slow reads (the pool is bounded: a stuck region server cannot take all of the
+     * process's threads).
      */
-    private Result readOne(Get get) throws IOException {
-        if (deadline.isZero()) {
-            try (Table t = connection.getTable(layout.profilesTable())) {
-                return t.get(get);
-            }
-        }
-        long until = System.nanoTime() + deadline.toNanos();
-        return DeadlineReads.await(async.get(layout.profilesTable(), get, deadline), until, deadline, WORDING);
+    private <T> T read(Read<T> op) throws IOException {
+        return deadline.isZero() ? op.run() : READERS.call(op::run, deadline);
     }
 
-    /** The Gets of one device's two rows in one multi-Get, as {@link #readOne}. */
-    private Result[] readAll(List<Get> gets) throws IOException {
-        if (deadline.isZero()) {
-            try (Table t = connection.getTable(layout.profilesTable())) {
-                return t.get(gets);
-            }
+    private Result getOne(Get get) throws IOException {
+        try (Table t = table()) {
+            return t.get(get);
         }
-        long until = System.nanoTime() + deadline.toNanos();
-        return DeadlineReads.await(async.getAll(layout.profilesTable(), gets, deadline), until, deadline, WORDING)
-                .toArray(Result[]::new);
     }
 
-    /** What a read under the deadline says when it fails ({@link DeadlineReads#await}). */
-    private static final DeadlineReads.Wording WORDING = new DeadlineReads.Wording("profile read refused",
-            "profile read missed its deadline of ", "interrupted while reading a profile");
+    private Result[] getAll(List<Get> gets) throws IOException {
+        try (Table t = table()) {
+            return t.get(gets);
+        }
+    }
+
+    /** The profiles table, with the deadline as its operation and RPC timeouts when there is one. */
+    private Table table() throws IOException {
+        return deadline.isZero() ? connection.getTable(layout.profilesTable())
+                : TimedTables.open(connection, layout.profilesTable(), deadline, deadline);
+    }
+
+    /** One read of the profiles table. */
+    @FunctionalInterface
+    private interface Read<T> {
+        T run() throws IOException;
+    }
+
+    /** Most profile reads in flight at once under a deadline (each also bounded by its Table's timeouts). */
+    static final int MAX_READERS = 256;
+
+    private static final DeadlineReads READERS = new DeadlineReads("adreport-profile-read", MAX_READERS, 0,
+            new DeadlineReads.Wording("profile read refused: all " + MAX_READERS + " reader threads wait on slow reads",
+                    "profile read missed its deadline of ", "interrupted while reading a profile"));
 }

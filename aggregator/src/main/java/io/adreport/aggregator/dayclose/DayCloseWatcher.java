@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,8 +76,9 @@ import org.slf4j.LoggerFactory;
  * then in flight could have (the watch window back from its last heartbeat, up to tomorrow) gets
  * a view gap.
  *
- * <p>Concurrency: one scheduler thread owns polling and heartbeats; {@link #closedDays()} is a
- * volatile read of an immutable set, safe from any thread. A day once seen closed stays closed
+ * <p>Concurrency: one scheduler thread owns polling and heartbeats; {@link #isClosed} and
+ * {@link #closedDays()} read a volatile array that is never changed once published, safe from
+ * any thread. A day once seen closed stays closed
  * (a re-run of the nightly job recomputes it again), so the set only grows within the window.
  *
  * <p>Failure: a failed meta read or heartbeat is logged and counted and retried next poll; the
@@ -96,9 +99,8 @@ public final class DayCloseWatcher implements AutoCloseable {
     private final LongAdder failures = new LongAdder();
     private final Set<Long> lateDays = ConcurrentHashMap.newKeySet();
     private final Set<Long> viewGapDays = ConcurrentHashMap.newKeySet();
-    private volatile Set<Long> closedEpochDays = Set.of();
-    /** The same days sorted, for {@link #isClosed} (asked per counter cell: no boxed Long per ask). */
-    private volatile long[] closedSorted = new long[0];
+    /** Closed epoch days, sorted: {@link #isClosed} is asked per counter cell (a binary search, no boxed Long). */
+    private volatile long[] closedEpochDays = new long[0];
     private Duration quietWait = Duration.ofSeconds(1); // scheduler thread only
     private Set<LocalDate> acknowledged = Set.of(); // scheduler thread only
     private long lastHeartbeatMillis = Long.MIN_VALUE; // scheduler thread only
@@ -127,11 +129,11 @@ public final class DayCloseWatcher implements AutoCloseable {
 
     /** True when counters of this UTC epoch day must not be incremented live. */
     public boolean isClosed(long epochDay) {
-        return Arrays.binarySearch(closedSorted, epochDay) >= 0;
+        return Arrays.binarySearch(closedEpochDays, epochDay) >= 0;
     }
 
     public Set<Long> closedDays() {
-        return closedEpochDays;
+        return Arrays.stream(closedEpochDays).boxed().collect(Collectors.toUnmodifiableSet());
     }
 
     /** An event of closed {@code epochDay} was stored: the next poll marks the day late in meta. */
@@ -154,11 +156,10 @@ public final class DayCloseWatcher implements AutoCloseable {
             markViewGaps(); // before the heartbeat that may acknowledge their day's close
             LocalDate today = UtcDay.today(clock).date();
             Set<LocalDate> closed = meta.closedDays(today.minusDays(windowDays), today.plusDays(1));
-            Set<Long> days = new HashSet<>(closedEpochDays);
-            closed.forEach(d -> days.add(d.toEpochDay()));
-            if (!closedEpochDays.containsAll(days)) {
-                closedSorted = days.stream().mapToLong(Long::longValue).sorted().toArray();
-                closedEpochDays = Set.copyOf(days); // both published before the gate is asked: see SendGate
+            long[] days = LongStream.concat(Arrays.stream(closedEpochDays), closed.stream().mapToLong(LocalDate::toEpochDay))
+                    .distinct().sorted().toArray();
+            if (days.length > closedEpochDays.length) { // the set only grows
+                closedEpochDays = days; // published before the gate is asked: see SendGate
                 LOG.info("days closed for live counting: {}", closed);
             }
             Set<LocalDate> quiet = quietOf(closed);

@@ -38,7 +38,7 @@ import org.apache.hadoop.hbase.client.Scan;
 public final class AsyncReads implements Closeable {
     private final Connection connection;
     private final Duration scanTimeout;
-    private volatile AsyncConnection async;
+    private AsyncConnection async;
     private boolean closed;
 
     /** @param scanTimeout operation and scan timeout of {@link #scanAll} */
@@ -59,13 +59,7 @@ public final class AsyncReads implements Closeable {
         }
     }
 
-    /** The open connection: read without a lock once open (every check asks for it). */
-    private AsyncConnection connection() throws IOException {
-        AsyncConnection open = async;
-        return open != null ? open : opened();
-    }
-
-    private synchronized AsyncConnection opened() throws IOException {
+    private synchronized AsyncConnection connection() throws IOException {
         if (closed) {
             throw new IOException("the service is stopped");
         }

@@ -76,14 +76,6 @@ public final class DeadlineReads {
      * {@code deadline} is the time the caller granted, named in the late message.
      */
     public <T> T await(Future<T> f, long deadlineNanos, Duration deadline) throws IOException {
-        return await(f, deadlineNanos, deadline, wording);
-    }
-
-    /**
-     * As {@link #await(Future, long, Duration)}, for a read that no pool of this class runs (an
-     * asynchronous client's), its errors worded by {@code wording}.
-     */
-    public static <T> T await(Future<T> f, long deadlineNanos, Duration deadline, Wording wording) throws IOException {
         try {
             return f.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

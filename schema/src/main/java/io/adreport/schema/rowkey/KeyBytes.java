@@ -53,21 +53,30 @@ public final class KeyBytes {
      * byte array of its own or a stream's buffer and copy.
      */
     public static byte[] terminated(List<String> values) {
+        byte[][] encoded = null; // the UTF-8 of each non-ASCII value, encoded once
         int n = 0;
         for (int i = 0; i < values.size(); i++) {
             String v = values.get(i);
-            n += (ascii(v) ? v.length() : utf8(v).length) + 1;
+            if (ascii(v)) {
+                n += v.length() + 1;
+            } else {
+                if (encoded == null) {
+                    encoded = new byte[values.size()][];
+                }
+                encoded[i] = utf8(v);
+                n += encoded[i].length + 1;
+            }
         }
         byte[] out = new byte[n];
         int off = 0;
         for (int i = 0; i < values.size(); i++) {
-            String v = values.get(i);
-            if (ascii(v)) {
+            byte[] bytes = encoded == null ? null : encoded[i];
+            if (bytes == null) {
+                String v = values.get(i);
                 for (int c = 0; c < v.length(); c++) {
                     out[off++] = (byte) v.charAt(c);
                 }
             } else {
-                byte[] bytes = utf8(v);
                 System.arraycopy(bytes, 0, out, off, bytes.length);
                 off += bytes.length;
             }

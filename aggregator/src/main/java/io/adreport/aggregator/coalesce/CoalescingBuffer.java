@@ -192,18 +192,20 @@ public final class CoalescingBuffer {
         }
 
         /**
-         * Adds one row's deltas summed beforehand ({@link GroupSums}): the row is looked up once
-         * and the cell gauges move once, whatever number of events the sums stand for.
+         * Adds one row's deltas summed beforehand (a group commit's {@code CellSums}, drained):
+         * {@code sums[offset + c]} for every column {@code c} whose bit is set in {@code touched}.
+         * The row is looked up once and the cell gauges move once, whatever number of events the
+         * sums stand for. {@code row} is kept (the buffer's key) when the row is new.
          */
-        public void addRow(GroupSums.Row sums) {
-            RowCells rc = rowCells(sums.table, sums.row, sums.epochDay);
+        public void addRow(int table, byte[] row, int epochDay, long touched, long[] sums, int offset) {
+            RowCells rc = rowCells(table, row, epochDay);
             int fresh = 0;
-            for (int bits = sums.touched; bits != 0; bits &= bits - 1) {
-                int column = Integer.numberOfTrailingZeros(bits);
+            for (long bits = touched; bits != 0; bits &= bits - 1) {
+                int column = Long.numberOfTrailingZeros(bits);
                 if (column >= columns) {
                     throw new IllegalArgumentException("column " + column + " out of 0.." + (columns - 1));
                 }
-                if (rc.add(column, sums.deltas[column])) {
+                if (rc.add(column, sums[offset + column])) {
                     fresh++;
                 }
             }

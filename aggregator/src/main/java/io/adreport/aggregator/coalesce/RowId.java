@@ -2,7 +2,7 @@ package io.adreport.aggregator.coalesce;
 
 import java.util.Arrays;
 
-/** Identity of a counter row: table index and row key bytes, hash cached (also {@link GroupSums}' key). */
+/** Identity of a counter row: table index and row key bytes, hash cached. */
 final class RowId {
     final int table;
     final byte[] row;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.adreport.schema.counting.CellSums;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,29 +66,27 @@ class CoalescingBufferTest {
     }
 
     @Test
-    void a_group_summed_first_lands_as_the_same_cells_as_its_deltas_added_one_by_one() {
-        // The same deltas (shared key arrays, equal bytes in other arrays, two tables, a zero sum)
-        // through GroupSums + addRow and through add: equal cells, equal gauges.
+    void a_group_summed_first_lands_as_the_same_cells_as_its_deltas_added_one_by_one() throws Exception {
+        // The same deltas (two tables, a zero sum, rows met again later) through CellSums, drained
+        // by addRow, and through add one by one: equal cells, equal gauges.
         Object[][] deltas = {
             {0, "r1", 0, 1L}, {0, "r1", 1, 10L}, {1, "r1", 1, 100L}, {0, "r2", 0, 1000L},
             {0, "r1", 2, 5L}, {0, "r1", 0, 2L}, {1, "r3", 2, 4L}, {1, "r3", 2, -4L}, {0, "r2", 0, 7L},
         };
-        Map<String, byte[]> arrays = new HashMap<>();
         CoalescingBuffer oneByOne = new CoalescingBuffer(3, 1000);
         CoalescingBuffer summed = new CoalescingBuffer(3, 1000);
-        GroupSums sums = new GroupSums(3);
-        int n = 0;
+        CellSums sums = new CellSums(3, 100);
+        byte[] scratch = new byte[16]; // one key buffer reused for every row, as the fan-out hands them
         for (Object[] d : deltas) {
-            // every other delta reuses the previous array of the same name (the fan-out's reuse)
-            byte[] row = n++ % 2 == 0 ? bytes((String) d[1]) : arrays.getOrDefault((String) d[1], bytes((String) d[1]));
-            arrays.put((String) d[1], row);
+            byte[] row = bytes((String) d[1]);
             oneByOne.add((int) d[0], row, 7, (int) d[2], (long) d[3]);
-            sums.cell((int) d[0], row, 7, (int) d[2], (long) d[3]);
+            System.arraycopy(row, 0, scratch, 0, row.length);
+            sums.addRow((int) d[0], scratch, row.length, new int[] {(int) d[2]}, new long[] {(long) d[3]}, 1);
         }
-        assertEquals(deltas.length, sums.deltas());
-        assertEquals(4, sums.rows().size(), "one summed row per (table, row bytes)");
+        assertEquals(4, sums.rows(), "one summed row per (table, row bytes)");
         try (CoalescingBuffer.Adder a = summed.adder()) {
-            sums.rows().forEach(a::addRow);
+            sums.drain((table, key, length, touched, values, offset) ->
+                    a.addRow(table, java.util.Arrays.copyOf(key, length), 7, touched, values, offset));
         }
         assertEquals(oneByOne.cells(), summed.cells());
         assertEquals(oneByOne.bytes(), summed.bytes());

@@ -1,5 +1,6 @@
 package io.adreport.reconcile.job;
 
+import io.adreport.schema.counting.CellSums;
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.counting.CounterFanout;
 import io.adreport.schema.cube.Cube;
@@ -56,6 +57,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private CounterCells cells;
     private Instant endOfDay;
     private CellSums sums;
+    private CounterCells.Scratch scratch;
     private final ImmutableBytesWritable outKey = new ImmutableBytesWritable();
     private final RowCells outValue = new RowCells();
     private final List<Event> pendingJoins = new ArrayList<>();
@@ -76,6 +78,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         cells = new CounterCells(cube, keys);
         endOfDay = UtcDay.of(job.day()).end();
         sums = new CellSums(cells.columns(), Math.max(16, job.mapBufferCells() / Math.max(1, cells.columns())));
+        scratch = cells.scratch();
         joinBatch = job.joinBatch();
         eventsPerRollup = new long[cube.rollups().size()];
         touched = new boolean[cube.rollups().size()];
@@ -171,7 +174,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
     private void count(Event e, boolean attributed) throws IOException, InterruptedException {
         Arrays.fill(touched, false);
         try {
-            cells.forEach(e, attributed, this::add);
+            cells.forEachRow(e, attributed, scratch, this::add);
         } catch (SpillFailed f) {
             throw f.failure;
         }
@@ -182,9 +185,8 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
         }
     }
 
-    private void add(int table, byte[] row, int epochDay, int column, long delta) {
+    private void add(int table, byte[] key, int keyLength, int epochDay, int[] columns, long[] deltas, int n) {
         touched[table] = true;
-        sums.add(table, row, column, delta);
         if (sums.full()) {
             try {
                 spill();
@@ -192,6 +194,7 @@ final class RecountMapper extends Mapper<IntWritable, Result, ImmutableBytesWrit
                 throw new SpillFailed(ex);
             }
         }
+        sums.addRow(table, key, keyLength, columns, deltas, n);
     }
 
     private void spill() throws IOException, InterruptedException {

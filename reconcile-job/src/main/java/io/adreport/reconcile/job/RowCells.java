@@ -10,7 +10,7 @@ import org.apache.hadoop.io.WritableUtils;
 
 /**
  * What the job knows about the metric cells of one counter row, by column index (at most 64, as
- * {@link CellSums} checks): the expected values summed from events so far (a bit per column that
+ * {@link io.adreport.schema.counting.CellSums} checks): the expected values summed from events so far (a bit per column that
  * received a delta; a sum may be 0), and the stored cells when the row was read (value and
  * timestamp, or damaged: its bytes are not an 8-byte long). Expected parts of one row add up; a
  * row is stored once, so at most one part carries stored cells.

@@ -6,13 +6,15 @@ import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.event.Event;
+import io.adreport.schema.rowkey.KeyBytes;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.time.UtcDay;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -20,8 +22,16 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * <p>A counter delta of an event (which ones: {@link CounterFanout}'s rules) is addressed as a
  * cell: table index = rollup position in the cube, row key from {@link RowKeyCodec}, UTC epoch
- * day of its bucket, column index = metric position (qualifier {@link #qualifier}). The row key is
- * built once per (rollup, granularity, bucket) and reused across the metrics of that row.
+ * day of its bucket, column index = metric position (qualifier {@link #qualifier}).
+ *
+ * <p><b>Counting without objects.</b> {@link #forEachRow} hands over an event's deltas a row at a
+ * time: the row's key built in place in the caller's {@link Scratch} (the dimension values are
+ * encoded and salted once per rollup, then only the six bytes of salt, granularity and bucket
+ * change per granularity), and the event's metric columns and deltas in two primitive arrays
+ * that every row of the event shares. Counting an event thus allocates nothing (an ASCII value
+ * is copied char by char); a sink that keeps a key copies it ({@link CellSums} packs it into its
+ * arena, the coalescing buffer copies a summed row once per group). {@link #forEach} is the
+ * per-cell form of the same walk, with a key array per row, for the paths that want objects.
  *
  * <p>A join event's candidate targets are {@link #joinTargets}: the target's raw key on the
  * event's UTC day and each of the {@code lookbackDays} days before, newest first. The live
@@ -38,6 +48,30 @@ public final class CounterCells {
         void cell(int table, byte[] row, int epochDay, int column, long delta);
     }
 
+    /**
+     * Receives one counter row of an event with all its deltas: the row key is
+     * {@code key[0, keyLength)} and the deltas are {@code deltas[i]} of metric column
+     * {@code columns[i]} for {@code i < n}. The arrays belong to the caller's {@link Scratch} and
+     * are valid during the call only.
+     */
+    @FunctionalInterface
+    public interface RowSink {
+        void row(int table, byte[] key, int keyLength, int epochDay, int[] columns, long[] deltas, int n);
+    }
+
+    /** One thread's reusable buffers for {@link #forEachRow}; not thread-safe. */
+    public static final class Scratch {
+        private byte[] key = new byte[256];
+        private final CRC32C crc = new CRC32C();
+        private final int[] columns;
+        private final long[] deltas;
+
+        private Scratch(int metrics) {
+            columns = new int[metrics];
+            deltas = new long[metrics];
+        }
+    }
+
     /** One candidate target row of a join event: the raw key and its UTC epoch day. */
     public record JoinTarget(byte[] rawKey, long epochDay) {
     }
@@ -46,7 +80,8 @@ public final class CounterCells {
     private final RowKeyCodec codec;
     private final CounterFanout fanout;
     private final EventSpec.Join join;
-    private final Map<Rollup, Integer> tableIndex = new IdentityHashMap<>(); // a record's hashCode walks its lists: per delta too costly
+    private final Rollup[] rollups;
+    private final byte[][] rollupPrefixes; // per table index: the rollup's name and 0x00, which the salt hashes first
     private final Map<String, Integer> columnIndex = new HashMap<>();
     private final byte[][] qualifiers;
 
@@ -55,9 +90,10 @@ public final class CounterCells {
         this.codec = codec;
         this.fanout = new CounterFanout(cube);
         this.join = cube.event().join();
-        List<Rollup> rollups = cube.rollups();
-        for (int i = 0; i < rollups.size(); i++) {
-            tableIndex.put(rollups.get(i), i);
+        this.rollups = cube.rollups().toArray(new Rollup[0]);
+        this.rollupPrefixes = new byte[rollups.length][];
+        for (int i = 0; i < rollups.length; i++) {
+            rollupPrefixes[i] = RowKeyCodec.rollupPrefix(rollups[i]);
         }
         List<Metric> metrics = cube.metrics();
         qualifiers = new byte[metrics.size()][];
@@ -65,6 +101,11 @@ public final class CounterCells {
             columnIndex.put(metrics.get(i).name(), i);
             qualifiers[i] = Bytes.toBytes(metrics.get(i).name());
         }
+    }
+
+    /** Fresh buffers for one thread's {@link #forEachRow} calls. */
+    public Scratch scratch() {
+        return new Scratch(qualifiers.length);
     }
 
     public CounterFanout fanout() {
@@ -131,35 +172,61 @@ public final class CounterCells {
         return out;
     }
 
-    /** Emits every counter cell delta of {@code e}; returns how many. */
-    public int forEach(Event e, boolean attributed, CellSink sink) {
-        int[] n = {0};
-        // Of the previous delta: rollup, granularity, row key, dimension values (the fan-out hands
-        // one list per rollup to all its granularities), encoded values; and salt, table index, bucket, day.
-        Object[] last = new Object[5];
-        long[] lastBucket = {Long.MIN_VALUE, 0};
-        int[] lastRollup = {0, 0}; // salt, table index
-        fanout.fanOut(e, attributed, (Rollup r, Granularity g, long bucket, List<String> values, String metric, long delta) -> {
-            byte[] row;
-            if (last[0] == r && last[1] == g && lastBucket[0] == bucket) {
-                row = (byte[]) last[2];
-            } else {
-                if (last[0] != r || last[3] != values) { // the values' bytes and the salt depend on the rollup and values only
-                    last[4] = codec.counterValues(r, values);
-                    lastRollup[0] = codec.counterSalt(r, (byte[]) last[4]);
-                    lastRollup[1] = tableIndex.get(r);
-                }
-                row = codec.counterKey(g, bucket, (byte[]) last[4], lastRollup[0]);
-                last[0] = r;
-                last[1] = g;
-                last[2] = row;
-                last[3] = values;
-                lastBucket[0] = bucket;
-                lastBucket[1] = UtcDay.epochDayOfBucketMinute(bucket);
+    /**
+     * Emits every counter row of {@code e} with its deltas (see {@link RowSink}), rollup by rollup
+     * in cube order and each rollup's granularities in order; returns how many cells (row ×
+     * metric deltas). Allocates nothing for ASCII dimension values.
+     *
+     * @param attributed for join events: whether the target was found and {@code e} carries its
+     *                   dimensions; ignored for other events
+     */
+    public int forEachRow(Event e, boolean attributed, Scratch s, RowSink sink) {
+        int n = fanout.deltas(e, attributed, s.columns, s.deltas);
+        if (n == 0) {
+            return 0;
+        }
+        int cells = 0;
+        Map<String, String> dimensions = e.dimensions();
+        for (int t = 0; t < rollups.length; t++) {
+            Rollup r = rollups[t];
+            if (!fanout.receives(r, e, attributed)) {
+                continue;
             }
-            sink.cell(lastRollup[1], row, (int) lastBucket[1], columnIndex.get(metric), delta);
-            n[0]++;
+            List<String> names = r.dimensions();
+            int room = RowKeyCodec.COUNTER_VALUES_OFFSET;
+            for (int d = 0; d < names.size(); d++) {
+                room += KeyBytes.maxTerminated(dimensions.getOrDefault(names.get(d), ""));
+            }
+            if (s.key.length < room) {
+                s.key = new byte[Math.max(room, 2 * s.key.length)];
+            }
+            byte[] key = s.key;
+            int end = RowKeyCodec.COUNTER_VALUES_OFFSET;
+            for (int d = 0; d < names.size(); d++) {
+                end = KeyBytes.putTerminated(key, end, dimensions.getOrDefault(names.get(d), ""));
+            }
+            int salt = codec.counterSalt(rollupPrefixes[t], key, RowKeyCodec.COUNTER_VALUES_OFFSET,
+                    end - RowKeyCodec.COUNTER_VALUES_OFFSET, s.crc);
+            for (Granularity g : r.granularities()) {
+                long bucket = g.bucketMinute(e.ts());
+                codec.counterKeyHead(key, g, bucket, salt);
+                sink.row(t, key, end, (int) UtcDay.epochDayOfBucketMinute(bucket), s.columns, s.deltas, n);
+                cells += n;
+            }
+        }
+        return cells;
+    }
+
+    /**
+     * Emits every counter cell delta of {@code e} (the walk of {@link #forEachRow}, a new key
+     * array per row, shared by that row's cells); returns how many.
+     */
+    public int forEach(Event e, boolean attributed, CellSink sink) {
+        return forEachRow(e, attributed, scratch(), (table, key, keyLength, epochDay, columns, deltas, n) -> {
+            byte[] row = Arrays.copyOf(key, keyLength);
+            for (int i = 0; i < n; i++) {
+                sink.cell(table, row, epochDay, columns[i], deltas[i]);
+            }
         });
-        return n[0];
     }
 }

@@ -72,16 +72,21 @@ public final class CounterFanout {
     }
 
     /**
-     * Emits every counter delta of {@code e}.
+     * The metrics {@code e} moves and by how much: their column indexes (positions in the cube's
+     * metric list) into {@code columns} and their deltas into {@code deltas}, in metric order;
+     * returns how many (0: the event moves no counter). Both arrays hold at least the cube's metric
+     * count. Allocates nothing: the per-event half of the rules, which {@link #fanOut} and
+     * {@code CounterCells} share.
      *
      * @param attributed for join events: whether the target was found and {@code e} carries its
      *                   dimensions; ignored for other events
      */
-    public void fanOut(Event e, boolean attributed, Sink sink) {
+    public int deltas(Event e, boolean attributed, int[] columns, long[] deltas) {
         boolean unattributed = isJoinEvent(e) && !attributed;
-        List<Metric> applicable = new ArrayList<>(cube.metrics().size());
-        List<Long> deltas = new ArrayList<>(cube.metrics().size());
-        for (Metric m : cube.metrics()) {
+        List<Metric> metrics = cube.metrics();
+        int n = 0;
+        for (int i = 0; i < metrics.size(); i++) {
+            Metric m = metrics.get(i);
             if (m.eventType() != null && !m.eventType().equals(e.type())) {
                 continue;
             }
@@ -92,14 +97,40 @@ public final class CounterFanout {
             if (delta == 0) {
                 continue;
             }
-            applicable.add(m);
-            deltas.add(delta);
+            columns[n] = i;
+            deltas[n] = delta;
+            n++;
         }
-        if (applicable.isEmpty()) {
+        return n;
+    }
+
+    /**
+     * Whether rollup {@code r} receives an event that moves some counter: every rollup does,
+     * except that an unattributed join event reaches only rollups without dimensions. The
+     * per-rollup half of the rules.
+     */
+    public boolean receives(Rollup r, Event e, boolean attributed) {
+        return r.dimensions().isEmpty() || !(isJoinEvent(e) && !attributed);
+    }
+
+    /**
+     * Emits every counter delta of {@code e}, one by one with its rollup, granularity, bucket,
+     * dimension values and metric name (the readable form of the rules, for tests and tools; the
+     * counting paths go through {@code CounterCells.forEachRow}, which allocates nothing per delta).
+     *
+     * @param attributed for join events: whether the target was found and {@code e} carries its
+     *                   dimensions; ignored for other events
+     */
+    public void fanOut(Event e, boolean attributed, Sink sink) {
+        List<Metric> metrics = cube.metrics();
+        int[] columns = new int[metrics.size()];
+        long[] deltas = new long[metrics.size()];
+        int n = deltas(e, attributed, columns, deltas);
+        if (n == 0) {
             return;
         }
         for (Rollup r : cube.rollups()) {
-            if (unattributed && !r.dimensions().isEmpty()) {
+            if (!receives(r, e, attributed)) {
                 continue;
             }
             List<String> values = new ArrayList<>(r.dimensions().size());
@@ -109,8 +140,8 @@ public final class CounterFanout {
             List<String> frozen = List.copyOf(values);
             for (Granularity g : r.granularities()) {
                 long bucket = g.bucketMinute(e.ts());
-                for (int i = 0; i < applicable.size(); i++) {
-                    sink.add(r, g, bucket, frozen, applicable.get(i).name(), deltas.get(i));
+                for (int i = 0; i < n; i++) {
+                    sink.add(r, g, bucket, frozen, metrics.get(columns[i]).name(), deltas[i]);
                 }
             }
         }

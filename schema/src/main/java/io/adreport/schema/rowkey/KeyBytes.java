@@ -85,6 +85,30 @@ public final class KeyBytes {
         return out;
     }
 
+    /**
+     * Writes {@code v} as {@link #writeTerminated} does into {@code out} at {@code off}; returns
+     * the offset after its 0x00. {@code out} must have room for {@link #maxTerminated}{@code (v)}
+     * bytes from {@code off}. Allocates only for a non-ASCII value.
+     */
+    public static int putTerminated(byte[] out, int off, String v) {
+        if (ascii(v)) {
+            for (int c = 0; c < v.length(); c++) {
+                out[off++] = (byte) v.charAt(c);
+            }
+        } else {
+            byte[] bytes = utf8(v);
+            System.arraycopy(bytes, 0, out, off, bytes.length);
+            off += bytes.length;
+        }
+        out[off++] = 0;
+        return off;
+    }
+
+    /** The most bytes {@link #putTerminated} writes for {@code v}: three per char and the 0x00. */
+    public static int maxTerminated(String v) {
+        return 3 * v.length() + 1;
+    }
+
     /** Every char of {@code v} is ASCII (one UTF-8 byte); a 0x00 char is refused. */
     private static boolean ascii(String v) {
         for (int c = 0; c < v.length(); c++) {

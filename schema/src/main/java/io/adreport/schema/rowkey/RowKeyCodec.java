@@ -132,11 +132,33 @@ public final class RowKeyCodec {
      * {@link #counterValues} encodes them (each value and its 0x00), modulo the salt buckets.
      */
     public int counterSalt(Rollup rollup, byte[] encodedValues) {
-        CRC32C crc = new CRC32C();
-        crc.update(rollup.name().getBytes(StandardCharsets.UTF_8));
-        crc.update(0);
-        crc.update(encodedValues);
+        return counterSalt(rollupPrefix(rollup), encodedValues, 0, encodedValues.length, new CRC32C());
+    }
+
+    /**
+     * {@link #counterSalt(Rollup, byte[])} of values encoded in {@code values[off, off + len)},
+     * with the rollup's name and its 0x00 given as {@code prefix} ({@link #rollupPrefix}) and a
+     * caller's {@code crc} (reset here): the allocation-free form for the counting paths.
+     */
+    public int counterSalt(byte[] prefix, byte[] values, int off, int len, CRC32C crc) {
+        crc.reset();
+        crc.update(prefix, 0, prefix.length);
+        crc.update(values, off, len);
         return (int) (crc.getValue() % saltBuckets);
+    }
+
+    /** The rollup's name as UTF-8 and a 0x00: what the salt hashes before the values. */
+    public static byte[] rollupPrefix(Rollup rollup) {
+        byte[] name = rollup.name().getBytes(StandardCharsets.UTF_8);
+        return Arrays.copyOf(name, name.length + 1);
+    }
+
+    /** The bucket's start in epoch minutes, read from a counter key (what {@link #parseCounterKey} reads, alone). */
+    public static long counterBucketMinute(byte[] counterKey) {
+        if (counterKey.length < COUNTER_VALUES_OFFSET) {
+            throw new IllegalArgumentException("counter key too short: " + counterKey.length + " bytes");
+        }
+        return readUint32(counterKey, 2);
     }
 
     /**
@@ -144,15 +166,24 @@ public final class RowKeyCodec {
      * encoded and whose salt {@link #counterSalt(Rollup, byte[])} computed from them.
      */
     public byte[] counterKey(Granularity g, long bucketMinute, byte[] encodedValues, int salt) {
+        byte[] key = new byte[COUNTER_VALUES_OFFSET + encodedValues.length];
+        counterKeyHead(key, g, bucketMinute, salt);
+        System.arraycopy(encodedValues, 0, key, COUNTER_VALUES_OFFSET, encodedValues.length);
+        return key;
+    }
+
+    /**
+     * Writes the first {@link #COUNTER_VALUES_OFFSET} bytes of a counter key (salt, granularity
+     * code, bucket minute) into {@code key}, whose values follow at that offset: the in-place form
+     * of {@link #counterKey(Granularity, long, byte[], int)} for a key buffer reused per row.
+     */
+    public void counterKeyHead(byte[] key, Granularity g, long bucketMinute, int salt) {
         if (bucketMinute % g.minutes() != 0) {
             throw new IllegalArgumentException("bucket minute " + bucketMinute + " is not aligned to " + g.label());
         }
-        byte[] key = new byte[COUNTER_VALUES_OFFSET + encodedValues.length];
         key[0] = (byte) salt;
         key[1] = (byte) g.code();
         putUint32(key, 2, bucketMinute);
-        System.arraycopy(encodedValues, 0, key, COUNTER_VALUES_OFFSET, encodedValues.length);
-        return key;
     }
 
     public CounterKey parseCounterKey(byte[] row) {

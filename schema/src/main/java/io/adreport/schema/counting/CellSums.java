@@ -1,4 +1,4 @@
-package io.adreport.reconcile.job;
+package io.adreport.schema.counting;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -6,9 +6,12 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * A map task's in-memory sums of expected deltas, keyed by counter row and summed per metric
- * column: one record per distinct (table, row key). Adding a delta allocates nothing; the cell
- * keys of the shuffle are built only when the sums are drained.
+ * Counter deltas summed in memory per counter row and metric column, with one record per
+ * distinct (table, row key). Adding a row's deltas allocates nothing; a row's key is handed out
+ * again only when the sums are drained. Two owners count with it, through
+ * {@link CounterCells#forEachRow}: the recount's map task (its share of a day, drained into the
+ * shuffle) and the aggregator's raw writers (one group commit, drained into the coalescing
+ * buffer).
  *
  * <p>Layout, for the processor's cache: a task's share of a 1M-event day is a million rows or
  * more, far beyond the caches, so every row lookup is a handful of memory misses and the lookups
@@ -18,14 +21,14 @@ import java.util.Arrays;
  * half full) holds the hash beside the record's position, so a probe that meets another row is
  * told apart without leaving the index, and a hit reads the index entry and one record.
  *
- * <p>An event's cells of one row arrive one after the other in the same key array (the fan-out
- * builds a row's key once for its metrics), so the record of the last row is remembered by the
- * array's identity: the row is hashed and probed once per row, not once per cell. The arrays start
- * small and double as rows arrive, up to the bound ({@link #full} tells the owner to drain before
- * it is passed): a large bound (so that a task sums its whole share of a day once, and emits each
- * cell once) costs memory only on days that have that many rows. One task thread owns it.
+ * <p>{@link #addRow} takes all of an event's deltas of one row at once (one hash and probe per
+ * row); {@link #add} takes one cell and remembers the record of the last row by the key array's
+ * identity, for callers that hand the same array for a row's cells. The arrays start small and
+ * double as rows arrive, up to the bound ({@link #full} tells the owner to drain before it is
+ * passed): a large bound costs memory only on days that have that many rows. Not thread-safe:
+ * one thread owns it.
  */
-final class CellSums {
+public final class CellSums {
 
     /**
      * Receives one summed row when draining: its key in {@code key[0, keyLength)}, the columns that
@@ -33,7 +36,7 @@ final class CellSums {
      * {@code sums[offset + column]}; the arrays are valid during the call only.
      */
     @FunctionalInterface
-    interface Drain {
+    public interface Drain {
         void row(int table, byte[] key, int keyLength, long touched, long[] sums, int offset)
                 throws java.io.IOException, InterruptedException;
     }
@@ -54,7 +57,7 @@ final class CellSums {
     private int lastTable;
     private int lastRecord;
 
-    CellSums(int columns, int maxRows) {
+    public CellSums(int columns, int maxRows) {
         if (columns > 64) {
             throw new IllegalArgumentException("at most 64 metrics per cube, got " + columns);
         }
@@ -74,13 +77,13 @@ final class CellSums {
     }
 
     /** Adds {@code delta} to cell (table, row, column); the caller drains first when {@link #full}. */
-    void add(int table, byte[] row, int column, long delta) {
+    public void add(int table, byte[] row, int column, long delta) {
         if (row == lastRow && table == lastTable) {
             arena[lastRecord + 1] |= 1L << column;
             arena[lastRecord + HEADER + column] += delta;
             return;
         }
-        int p = find(table, row);
+        int p = find(table, row, row.length);
         arena[p + 1] |= 1L << column;
         arena[p + HEADER + column] += delta;
         lastRow = row;
@@ -88,9 +91,25 @@ final class CellSums {
         lastRecord = p;
     }
 
-    /** The record of (table, row), inserted (zero sums) if new. */
-    private int find(int table, byte[] row) {
-        int length = row.length;
+    /**
+     * Adds the deltas {@code deltas[i]} to the columns {@code columns[i]}, {@code i < n}, of the
+     * row whose key is {@code key[0, keyLength)} ({@link CounterCells.RowSink}'s terms; the key is
+     * copied when the row is new). The caller drains first when {@link #full}.
+     */
+    public void addRow(int table, byte[] key, int keyLength, int[] columns, long[] deltas, int n) {
+        lastRow = null; // the key array is a reused buffer: its identity names no row
+        int p = find(table, key, keyLength);
+        long touched = arena[p + 1];
+        for (int i = 0; i < n; i++) {
+            int column = columns[i];
+            touched |= 1L << column;
+            arena[p + HEADER + column] += deltas[i];
+        }
+        arena[p + 1] = touched;
+    }
+
+    /** The record of (table, row[0, length)), inserted (zero sums) if new. */
+    private int find(int table, byte[] row, int length) {
         if (table < 0 || table > 0xFFFF || length > 0xFFFF) {
             throw new IllegalArgumentException("row out of range: table " + table + ", key of " + length + " bytes");
         }
@@ -182,16 +201,16 @@ final class CellSums {
         return v;
     }
 
-    boolean full() {
+    public boolean full() {
         return size >= maxRows;
     }
 
-    int rows() {
+    public int rows() {
         return size;
     }
 
     /** Hands every row to {@code out} and empties the sums. */
-    void drain(Drain out) throws java.io.IOException, InterruptedException {
+    public void drain(Drain out) throws java.io.IOException, InterruptedException {
         byte[] key = new byte[64];
         for (int p = 0; p < fill; ) {
             long head = arena[p];

@@ -1,4 +1,4 @@
-package io.adreport.reconcile.job;
+package io.adreport.schema.counting;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -71,12 +71,6 @@ bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (
     for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
     printf "%d observed, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
 }
-thread_cpu() { # per live thread of process $1: "tid<TAB>name<TAB>CPU ms so far" (name: its comm, digits as N)
-  { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$(getconf CLK_TCK)" 'NF {
-    o = index($0, "("); c = 0; for (i = length($0); i > o; i--) if (substr($0, i, 1) == ")") { c = i; break }
-    name = substr($0, o + 1, c - o - 1); gsub(/[0-9]+/, "N", name); split(substr($0, c + 2), f, " ")
-    printf "%s\t%s\t%d\n", $1, name, (f[12] + f[13]) * 1000 / hz }'
-}
 thread_groups() { # before after events total-ms -> CPU per event of the stack's thread groups between the snapshots, largest first
   awk -F'\t' -v n="$3" -v total="$4" 'NR == FNR { b[$1] = $3; next } { d = $3 - ($1 in b ? b[$1] : 0); g[$2] += d; t += d }
     END { for (k in g) if (g[k] > 0) printf "%.1f\t%s\n", g[k] * 1000 / n, k

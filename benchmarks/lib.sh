@@ -1,5 +1,6 @@
 # benchmarks/lib.sh: what the benchmark scripts share (sourced, not run): running this module's
-# classes, a process's CPU time, and, for those that start `bin/adreport local`, its ports.
+# classes, a process's CPU time (in all and by thread), and, for those that start `bin/adreport local`,
+# its ports.
 
 bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -9,6 +10,22 @@ bench_java() { java -cp "$bench_dir/target/classes:$(cat "$bench_dir/target/clas
 
 # cpu_ms PID: user + system CPU time of process PID so far, in ms.
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%d\n", ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+
+# thread_cpu PID: per live thread of process PID, "tid<TAB>name<TAB>CPU ms so far" (user + system
+# from /proc/PID/task/*/stat; name: the thread's comm, cut to 15 characters by the kernel, digits as N).
+thread_cpu() {
+  { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$(getconf CLK_TCK)" 'NF {
+    o = index($0, "("); c = 0; for (i = length($0); i > o; i--) if (substr($0, i, 1) == ")") { c = i; break }
+    name = substr($0, o + 1, c - o - 1); gsub(/[0-9]+/, "N", name); split(substr($0, c + 2), f, " ")
+    printf "%s\t%s\t%d\n", $1, name, (f[12] + f[13]) * 1000 / hz }'
+}
+
+# thread_cpu_ms BEFORE AFTER REGEX: CPU ms used between two thread_cpu snapshots by the threads whose
+# name (as thread_cpu writes it) matches REGEX; a thread that ended in between is not counted.
+thread_cpu_ms() {
+  awk -F'\t' -v re="$3" 'NR == FNR { b[$1] = $3; next } $2 ~ re { s += $3 - ($1 in b ? b[$1] : 0) }
+    END { printf "%d\n", s }' "$1" "$2"
+}
 
 # port_free SCRIPT PORT: stops the script when something already answers on PORT (a stack left running).
 port_free() {

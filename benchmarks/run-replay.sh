@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Ingest through the product against its own ceiling, in one run: for each mode, a fresh
-# `bin/adreport local` (own data dir and ports), a warm-up replay, then `bin/adreport replay` of a
-# generated NDJSON file, and the aggregator's own counters from /metrics before and after.
+# `bin/adreport local` (own data dir and ports), warm-up replays in rounds until the JIT compiler is
+# quiet, then `bin/adreport replay` of a generated NDJSON file, and the aggregator's own counters from
+# /metrics before and after.
 # put-only (aggregator.mode=put-only, benchmarks only) stores each event's raw row by a plain
 # batched Put and nothing else: every mode's events/s is also given as a ratio to it.
 #
 #   benchmarks/run-replay.sh [--events N] [--naive-events N] [--warmup N] [--concurrency N] [--batch N]
 #                            [--modes "put-only coalesced naive"] [--port BASE] [--set name=value]...
 #                            [--freshness-modes "coalesced"] [--load 0.8] [--load-base sustained|replay]
-#                            [--probes N] [--probe-interval MS]
+#                            [--probes N] [--probe-interval MS] [--warmup-rounds N] [--quiet-compiler PCT]
 #
+# Warm-up: rounds of --warmup events each (naive: a twentieth), every round a file of new events (its
+# own seed and ids; round 1 the very file the single warm-up replayed before) over the same time range
+# as the measured file, until the JIT compiler threads (C1/C2 "CompilerThre", from /proc per thread)
+# used at most --quiet-compiler percent (default 3) of the stack's CPU over a round's replay, or after
+# --warmup-rounds rounds (default 6). One line per round (events, events/s, compiler and stack CPU
+# ms, the compiler's share) and what ended the warm-up; the summary repeats them and gives the
+# compiler's share over the measured replay.
 # Prints one line per mode: events/s (replay's own clock) and its ratio to put-only, increment
 # cells and Increment row operations per accepted event, the stack's CPU time per event (user +
 # system of the one JVM that holds the aggregator and HBase, over the measured replay: on a
@@ -29,12 +37,14 @@
 # exchange's two timings (adreport_report_live_seconds as the report waits, adreport_live_answer_seconds
 # as the aggregator answers) over that window. Stacks use ports BASE, BASE+1, BASE+10, ... (default 19000).
 # Build first: mvn -B -q package -DskipTests (bin/adreport also builds when sources changed).
+## end of usage
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
 events=300000 naive_events=3000 warmup=100000 concurrency=4 batch=1000 modes="put-only coalesced naive"
 base_port=19000 fresh_modes="coalesced" load=0.8 load_base=sustained probes=60 probe_interval=250
+warmup_rounds=6 quiet_compiler=3
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,11 +60,15 @@ while [ $# -gt 0 ]; do
     --load-base) load_base="$2"; shift 2 ;;
     --probes) probes="$2"; shift 2 ;;
     --probe-interval) probe_interval="$2"; shift 2 ;;
+    --warmup-rounds) warmup_rounds="$2"; shift 2 ;;
+    --quiet-compiler) quiet_compiler="$2"; shift 2 ;;
     --set) extra+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n 2,29p "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^## end of usage/{/^## end of usage/d;p}' "$0"; exit 0 ;;
     *) echo "run-replay: unknown option $1" >&2; exit 2 ;;
   esac
 done
+[[ "$warmup_rounds" =~ ^[1-9][0-9]*$ ]] || { echo "run-replay: --warmup-rounds takes a whole number >= 1" >&2; exit 2; }
+[[ "$quiet_compiler" =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "run-replay: --quiet-compiler takes a percentage (e.g. 3 or 2.5)" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap '[ -n "${paced:-}" ] && kill "$paced" 2>/dev/null; [ -n "${pid:-}" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
@@ -70,12 +84,6 @@ bucket_quantiles() { # before-file after-file -> "n N, p50 <= X s, p99 <= Y s" (
     if (n == 0) { print "none observed"; exit }
     for (i = 1; i <= NR; i++) { if (p50 == "" && c[i] >= 0.5 * n) p50 = le[i]; if (p99 == "" && c[i] >= 0.99 * n) p99 = le[i] }
     printf "%d observed, p50 <= %s s, p99 <= %s s\n", n, p50, p99 }'
-}
-thread_cpu() { # per live thread of process $1: "tid<TAB>name<TAB>CPU ms so far" (name: its comm, digits as N)
-  { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } | awk -v hz="$(getconf CLK_TCK)" 'NF {
-    o = index($0, "("); c = 0; for (i = length($0); i > o; i--) if (substr($0, i, 1) == ")") { c = i; break }
-    name = substr($0, o + 1, c - o - 1); gsub(/[0-9]+/, "N", name); split(substr($0, c + 2), f, " ")
-    printf "%s\t%s\t%d\n", $1, name, (f[12] + f[13]) * 1000 / hz }'
 }
 thread_groups() { # before after events total-ms -> CPU per event of the stack's thread groups between the snapshots, largest first
   awk -F'\t' -v n="$3" -v total="$4" 'NR == FNR { b[$1] = $3; next } { d = $3 - ($1 in b ? b[$1] : 0); g[$2] += d; t += d }
@@ -118,6 +126,13 @@ tally_per_event() { # before after events -> rows and cells sent per event, by t
     if (dr > 0) { printf "    %-10s %6.3f rows  %6.3f cells per event\n", $1, dr / n, dc / n; tr += dr; tc += dc } }
     END { printf "    %-10s %6.3f rows  %6.3f cells per event\n", "(all)", tr / n, tc / n }' "$1" "$2" | sort
 }
+compiler_threads='CompilerThre' # the JIT's threads as thread_cpu names them ("C2 CompilerThread0" -> "CN CompilerThre")
+share() { # part-ms whole-ms -> part's share of whole in %, one decimal ("n/a" when whole is 0)
+  awk -v p="$1" -v w="$2" 'BEGIN { if (w > 0) printf "%.1f\n", p * 100 / w; else print "n/a" }'
+}
+replay_rate() { # replay's output file -> its events/s as it printed them ("1,234")
+  sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$1"
+}
 metric() { # sum of a metric's samples (all label sets) from /metrics
   curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
 }
@@ -148,11 +163,33 @@ for mode in $modes; do
   await_stack "$pid" "$work/$mode.log" "$ingest"
   w=$warmup; [ "$mode" = naive ] && w=$((warmup / 20))
   gen "$work/warm-$mode.ndjson" "$w" "warm-$mode-" 600 1
+  now_ms=$(date +%s%3N) # the later rounds' files cover the measured file's time range
   gen "$work/load-$mode.ndjson" "$n" "load-$mode-" 600 2
-  echo "== $mode: warm-up replay of $w events" >&2
-  adreport replay "$work/warm-$mode.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
-    >"$work/warm-$mode.out" 2>/dev/null
-  sleep 3 # let the last flush land
+  # Warm-up in rounds until the compiler is quiet. Round 1 replays the warm-up file above; round r > 1
+  # a file of its own: new ids (prefix warm-MODE-rR-) and seed (100 + r), the measured file's time range.
+  echo "  $mode: warm-up in rounds of $w new events, until the compiler threads use at most $quiet_compiler% of the stack's CPU in a round's replay, at most $warmup_rounds rounds (CPU from /proc per thread):" >"$work/rounds-$mode"
+  round=0
+  while :; do
+    round=$((round + 1)); wf="$work/warm-$mode"
+    if [ "$round" -gt 1 ]; then wf="$work/warm-$mode-r$round"; gen "$wf.ndjson" "$w" "warm-$mode-r$round-" 600 $((100 + round)) "$now_ms"; fi
+    echo "== $mode: warm-up replay of $w events" >&2
+    wu0=$(cpu_ms "$pid"); thread_cpu "$pid" >"$work/wthreads0-$mode"
+    adreport replay "$wf.ndjson" --url "http://localhost:$ingest" --batch "$batch" --concurrency "$concurrency" \
+      >"$wf.out" 2>/dev/null
+    wu1=$(cpu_ms "$pid"); thread_cpu "$pid" >"$work/wthreads1-$mode"
+    wjit=$(thread_cpu_ms "$work/wthreads0-$mode" "$work/wthreads1-$mode" "$compiler_threads"); wshare=$(share "$wjit" $((wu1 - wu0)))
+    line="round $round: $w events, $(replay_rate "$wf.out") events/s, compiler $wjit ms CPU, stack $((wu1 - wu0)) ms CPU, compiler share $wshare%"
+    echo "== $mode: warm-up $line" >&2; echo "    $line" >>"$work/rounds-$mode"
+    sleep 3 # let the last flush land
+    if [ "$w" -eq 0 ]; then ended="ended after round $round: no warm-up events (--warmup $warmup)"; break; fi
+    if [ "$wshare" != n/a ] && awk -v s="$wshare" -v q="$quiet_compiler" 'BEGIN { exit !(s <= q) }'; then
+      ended="ended after round $round: the compiler was quiet ($wshare% <= --quiet-compiler $quiet_compiler%)"; break
+    fi
+    if [ "$round" -ge "$warmup_rounds" ]; then
+      ended="ended after round $round: the round limit (--warmup-rounds $warmup_rounds); the compiler not yet quiet ($wshare% > --quiet-compiler $quiet_compiler%)"; break
+    fi
+  done
+  echo "== $mode: warm-up $ended" >&2; echo "    warm-up $ended" >>"$work/rounds-$mode"
   a0=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c0=$(metric "$ingest" adreport_increment_cells_sent_total)
   r0=$(metric "$ingest" adreport_increments_sent_total)
   region_requests "$data" >"$work/rr0-$mode"; tally "$ingest" >"$work/tally0-$mode"
@@ -167,6 +204,10 @@ for mode in $modes; do
   t1=$(date +%s%N)
   u1=$(cpu_ms "$pid")
   thread_cpu "$pid" >"$work/threads1-$mode"
+  jit=$(thread_cpu_ms "$work/threads0-$mode" "$work/threads1-$mode" "$compiler_threads")
+  awk -v m="$mode" -v j="$jit" -v u=$((u1 - u0)) -v s="$(share "$jit" $((u1 - u0)))" -v n="$n" 'BEGIN {
+    printf "  %s: compiler threads over the measured replay: %d ms of the stack'"'"'s %d ms CPU, compiler share %s%% (%.1f us/event)\n", m, j, u, s, j * 1000 / n }' \
+    >>"$work/rounds-$mode"
   { echo "  $mode: the stack's CPU by thread group (exact, from /proc per thread; names cut to 15 characters, digits as N):"
     thread_groups "$work/threads0-$mode" "$work/threads1-$mode" "$n" $((u1 - u0)) || true; } >"$work/groups-$mode"
   echo "== $mode: measured replay ended $(date -u +%FT%T.%3NZ)" >&2
@@ -193,7 +234,7 @@ for mode in $modes; do
   caught_ms=$(awk -v r=$(( (t1 - t0) / 1000000 )) -v a="$s0" -v b="$prev" 'BEGIN { printf "%d", r + (b - a) * 1000 }')
   a1=$(metric "$ingest" adreport_ingest_events_total{outcome=\"accepted\"}); c1=$(metric "$ingest" adreport_increment_cells_sent_total)
   r1=$(metric "$ingest" adreport_increments_sent_total)
-  rate=$(sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$work/load-$mode.out")
+  rate=$(replay_rate "$work/load-$mode.out")
   lat=$(sed -n 's/^request latency.*: \(p50 [0-9]* ms, p99 [0-9]* ms\), max.*/\1/p' "$work/load-$mode.out")
   acc=$((a1 - a0))
   rates[$mode]=${rate//,/}
@@ -233,7 +274,7 @@ done
 echo
 echo "same run, $(nproc) cores, batch $batch, concurrency $concurrency, ${extra[*]:-default settings}:"
 printf '%s\n' "${results[@]}"
-for mode in $modes; do cat "$work/ops-$mode" "$work/groups-$mode"; done
+for mode in $modes; do cat "$work/rounds-$mode" "$work/ops-$mode" "$work/groups-$mode"; done
 if [ -n "${rates[put-only]:-}" ]; then
   echo "ratio to put-only (events/s):"
   for mode in $modes; do

@@ -10,8 +10,9 @@ import java.time.Instant;
 
 /**
  * Writes synthetic live traffic ({@link LoadEvents}) as an NDJSON file for {@code bin/adreport replay}:
- * {@code GenerateEvents OUT COUNT [ID_PREFIX] [SPREAD_SECONDS] [SEED]}. Event times fall within the
- * last SPREAD_SECONDS (default 600) before now, so the file must be replayed soon after it is made.
+ * {@code GenerateEvents OUT COUNT [ID_PREFIX] [SPREAD_SECONDS] [SEED] [NOW_EPOCH_MS]}. Event times fall
+ * within the last SPREAD_SECONDS (default 600) before now (or before NOW_EPOCH_MS: files made at different
+ * moments that cover the same time range), so the file must be replayed soon after it is made.
  */
 public final class GenerateEvents {
     private GenerateEvents() {
@@ -19,7 +20,7 @@ public final class GenerateEvents {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
-            System.err.println("usage: GenerateEvents OUT COUNT [ID_PREFIX] [SPREAD_SECONDS] [SEED]");
+            System.err.println("usage: GenerateEvents OUT COUNT [ID_PREFIX] [SPREAD_SECONDS] [SEED] [NOW_EPOCH_MS]");
             System.exit(2);
         }
         Path out = Path.of(args[0]);
@@ -27,8 +28,9 @@ public final class GenerateEvents {
         String prefix = args.length > 2 ? args[2] : "gen-";
         int spread = args.length > 3 ? Integer.parseInt(args[3]) : 600;
         long seed = args.length > 4 ? Long.parseLong(args[4]) : 42;
+        Instant now = args.length > 5 ? Instant.ofEpochMilli(Long.parseLong(args[5])) : Instant.now();
         try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
-            long unique = LoadEvents.generate(prefix, count, Instant.now(), spread, 1.1, seed, line -> {
+            long unique = LoadEvents.generate(prefix, count, now, spread, 1.1, seed, line -> {
                 try {
                     w.write(line);
                     w.write('\n');

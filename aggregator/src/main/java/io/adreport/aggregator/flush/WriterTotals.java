@@ -1,9 +1,8 @@
 package io.adreport.aggregator.flush;
 
 import io.adreport.aggregator.coalesce.RowCells;
-import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Map;
+import io.adreport.schema.counting.CellSums;
+import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,8 +34,18 @@ final class WriterTotals {
     private final int maxRows;
     private final LongSupplier ids;
     private final LongSupplier millis;
-    /** Per table index, the rows by key: a live read visits one rollup's rows only. */
-    private final Map<Integer, Map<ByteBuffer, Total>> totals = new HashMap<>();
+    /**
+     * Per table index (a live read visits one rollup's rows only), the rows' totals in primitive
+     * arrays ({@link CellSums}: one record per row holding its key and its totals, no object per
+     * row): up to millions of rows live for hours, and as objects (a map node, a key wrapper, a
+     * record and its array per row) every one of them was traced by each concurrent GC cycle.
+     * Column {@code columns} of a record holds the row's UTC epoch day, set when the row is added.
+     */
+    private CellSums[] totals = new CellSums[0];
+    private int columns = -1;
+    private int[] columnIndexes;
+    private long[] deltas;
+    private long[] out; // the totals handed out, one reused array (read it before the next call)
     private volatile int size; // written by the flush thread, read by the metrics endpoint
     private long writer;
     /** The id the next start-over takes, drawn in advance so that live answers can name it ({@code LiveCounts.Answer#nextWriter}). */
@@ -44,11 +53,7 @@ final class WriterTotals {
     private long lastTimestamp;
     private volatile long startsOver; // read by the metrics endpoint
 
-    /** One row's totals, one slot per metric column, and the UTC epoch day of its bucket. */
-    private record Total(int epochDay, long[] values) {
-    }
-
-    /** Receives one remembered row: its table, key, epoch day and totals (the map's own array: read, do not keep). */
+    /** Receives one remembered row: its table, key, epoch day and totals (a reused array: read, do not keep). */
     @FunctionalInterface
     interface RowVisitor {
         void row(int table, byte[] row, int epochDay, long[] totals);
@@ -72,7 +77,11 @@ final class WriterTotals {
      */
     long begin(int rows) {
         if (size + rows > maxRows && size > 0) {
-            totals.clear();
+            for (CellSums t : totals) {
+                if (t != null) {
+                    t.clear();
+                }
+            }
             size = 0;
             writer = next;
             next = ids.getAsLong();
@@ -103,39 +112,77 @@ final class WriterTotals {
     }
 
     /**
-     * Adds a drained row's deltas to its totals and returns them, one slot per column (the map's
-     * own array: read it before the row's next add).
+     * Adds a drained row's deltas to its totals and returns them, one slot per column (a reused
+     * array: read it before the next call).
      */
     long[] add(RowCells rc, int columns) {
-        Map<ByteBuffer, Total> ofTable = totals.computeIfAbsent(rc.table(), k -> new HashMap<>());
-        Total total = ofTable.get(ByteBuffer.wrap(rc.row()));
-        if (total == null) {
-            total = new Total(rc.epochDay(), new long[columns]);
-            ofTable.put(ByteBuffer.wrap(rc.row()), total);
-            size++;
-        }
-        long[] t = total.values();
+        CellSums table = table(rc.table(), columns);
+        int n = 0;
         int touched = rc.touchedColumns();
         for (int c = 0; c < columns; c++) {
             if ((touched & (1 << c)) != 0) {
-                t[c] += rc.delta(c);
+                columnIndexes[n] = c;
+                deltas[n] = rc.delta(c);
+                n++;
             }
         }
-        return t;
+        int before = table.rows();
+        byte[] row = rc.row();
+        int record = table.addRow(rc.table(), row, row.length, columnIndexes, deltas, n);
+        if (table.rows() > before) {
+            table.set(record, columns, rc.epochDay());
+            size++;
+        }
+        for (int c = 0; c < columns; c++) {
+            out[c] = table.sum(record, c);
+        }
+        return out;
+    }
+
+    private CellSums table(int index, int columns) {
+        if (this.columns != columns) {
+            if (this.columns >= 0) {
+                throw new IllegalStateException("one column count per writer: " + this.columns + ", then " + columns);
+            }
+            this.columns = columns;
+            columnIndexes = new int[columns];
+            deltas = new long[columns];
+            out = new long[columns];
+        }
+        if (index >= totals.length) {
+            totals = Arrays.copyOf(totals, index + 1);
+        }
+        if (totals[index] == null) {
+            totals[index] = new CellSums(columns + 1, maxRows); // + the epoch day
+        }
+        return totals[index];
     }
 
     /** Visits the remembered row {@code row} of {@code table}, if there is one. */
     void get(int table, byte[] row, RowVisitor visitor) {
-        Total t = totals.getOrDefault(table, Map.of()).get(ByteBuffer.wrap(row));
-        if (t != null) {
-            visitor.row(table, row, t.epochDay(), t.values());
+        CellSums t = table < totals.length ? totals[table] : null;
+        int record = t == null ? -1 : t.record(table, row, row.length);
+        if (record >= 0) {
+            for (int c = 0; c < columns; c++) {
+                out[c] = t.sum(record, c);
+            }
+            visitor.row(table, row, (int) t.sum(record, columns), out);
         }
     }
 
     /** Visits every remembered row of {@code table} (the live read: a pass over that table's rows, on the caller's lock). */
     void forEach(int table, RowVisitor visitor) {
-        for (Map.Entry<ByteBuffer, Total> e : totals.getOrDefault(table, Map.of()).entrySet()) {
-            visitor.row(table, e.getKey().array(), e.getValue().epochDay(), e.getValue().values());
+        CellSums t = table < totals.length ? totals[table] : null;
+        if (t == null) {
+            return;
+        }
+        try {
+            t.visit((tableIndex, key, keyLength, touched, sums, offset) -> {
+                System.arraycopy(sums, offset, out, 0, columns);
+                visitor.row(tableIndex, Arrays.copyOf(key, keyLength), (int) sums[offset + columns], out);
+            });
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException("visiting the totals cannot fail", e); // the visitor throws neither
         }
     }
 }

@@ -94,9 +94,10 @@ public final class CellSums {
     /**
      * Adds the deltas {@code deltas[i]} to the columns {@code columns[i]}, {@code i < n}, of the
      * row whose key is {@code key[0, keyLength)} ({@link CounterCells.RowSink}'s terms; the key is
-     * copied when the row is new). The caller drains first when {@link #full}.
+     * copied when the row is new) and returns the row's record position (for {@link #sum}). The
+     * caller drains first when {@link #full}.
      */
-    public void addRow(int table, byte[] key, int keyLength, int[] columns, long[] deltas, int n) {
+    public int addRow(int table, byte[] key, int keyLength, int[] columns, long[] deltas, int n) {
         lastRow = null; // the key array is a reused buffer: its identity names no row
         int p = find(table, key, keyLength);
         long touched = arena[p + 1];
@@ -106,10 +107,35 @@ public final class CellSums {
             arena[p + HEADER + column] += deltas[i];
         }
         arena[p + 1] = touched;
+        return p;
+    }
+
+    /**
+     * The record of (table, key[0, keyLength)) without inserting it, or -1 when there is none: for
+     * {@link #sum} and {@link #set}. A record's position holds until {@link #clear} or a drain.
+     */
+    public int record(int table, byte[] key, int keyLength) {
+        return lookup(table, key, keyLength, false);
+    }
+
+    /** The sum of {@code column} in the record at {@code record} (a position {@link #addRow} or {@link #record} returned). */
+    public long sum(int record, int column) {
+        return arena[record + HEADER + column];
+    }
+
+    /** Sets {@code column} of the record at {@code record} to {@code value} and marks it touched. */
+    public void set(int record, int column, long value) {
+        arena[record + 1] |= 1L << column;
+        arena[record + HEADER + column] = value;
     }
 
     /** The record of (table, row[0, length)), inserted (zero sums) if new. */
     private int find(int table, byte[] row, int length) {
+        return lookup(table, row, length, true);
+    }
+
+    /** The record of (table, row[0, length)); if absent, inserted (zero sums) or -1. */
+    private int lookup(int table, byte[] row, int length, boolean insert) {
         if (table < 0 || table > 0xFFFF || length > 0xFFFF) {
             throw new IllegalArgumentException("row out of range: table " + table + ", key of " + length + " bytes");
         }
@@ -129,7 +155,7 @@ public final class CellSums {
         for (int b = h & mask; ; b = (b + 1) & mask) {
             long entry = index[b];
             if (entry == 0) {
-                return insert(b, head, h, n);
+                return insert ? insert(b, head, h, n) : -1;
             }
             if ((int) (entry >>> 32) == h) {
                 int p = (int) entry - 1;
@@ -211,6 +237,20 @@ public final class CellSums {
 
     /** Hands every row to {@code out} and empties the sums. */
     public void drain(Drain out) throws java.io.IOException, InterruptedException {
+        visit(out);
+        clear();
+    }
+
+    /** Forgets every row (the arrays keep their size). */
+    public void clear() {
+        lastRow = null;
+        Arrays.fill(index, 0L);
+        fill = 0;
+        size = 0;
+    }
+
+    /** Hands every row to {@code out}, in the order they were first added, and keeps them. */
+    public void visit(Drain out) throws java.io.IOException, InterruptedException {
         byte[] key = new byte[64];
         for (int p = 0; p < fill; ) {
             long head = arena[p];
@@ -225,9 +265,5 @@ public final class CellSums {
             out.row((int) (head >>> 16) & 0xFFFF, key, length, arena[p + 1], arena, p + HEADER);
             p += HEADER + columns + n;
         }
-        lastRow = null;
-        Arrays.fill(index, 0L);
-        fill = 0;
-        size = 0;
     }
 }

@@ -123,4 +123,34 @@ class CellSumsTest {
         assertTrue(oracle.containsKey("0/01/0") || oracle.containsKey("0/01/1") || oracle.containsKey("0/01/2"), "one-byte keys occur");
         assertTrue(oracle.keySet().stream().anyMatch(k -> k.startsWith("1/0100/")), "a key with a trailing zero byte occurs");
     }
+
+    @Test
+    void a_row_is_found_again_by_its_key_kept_by_a_visit_and_forgotten_by_clear() throws Exception {
+        CellSums sums = new CellSums(3, 16);
+        byte[] buffer = {9, 1, 2, 3, 9, 9}; // the key is a slice of a larger, reused array
+        int p = sums.addRow(4, buffer, 4, new int[] {0, 2}, new long[] {5, 7}, 2);
+        assertEquals(p, sums.addRow(4, new byte[] {9, 1, 2, 3}, 4, new int[] {0}, new long[] {1}, 1));
+        assertEquals(p, sums.record(4, new byte[] {9, 1, 2, 3}, 4));
+        assertEquals(-1, sums.record(5, new byte[] {9, 1, 2, 3}, 4), "another table");
+        assertEquals(-1, sums.record(4, new byte[] {9, 1, 2}, 3), "a prefix of the key");
+        assertEquals(1, sums.rows(), "a lookup inserts nothing");
+        assertEquals(6, sums.sum(p, 0));
+        assertEquals(0, sums.sum(p, 1));
+        assertEquals(7, sums.sum(p, 2));
+        sums.set(p, 1, 42);
+        Map<String, Long> seen = new HashMap<>();
+        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
+            for (int c = 0; c < 3; c++) {
+                if ((touched & (1L << c)) != 0) {
+                    seen.put(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + c, values[offset + c]);
+                }
+            }
+        };
+        sums.visit(into);
+        assertEquals(Map.of("4/09010203/0", 6L, "4/09010203/1", 42L, "4/09010203/2", 7L), seen);
+        assertEquals(1, sums.rows(), "a visit keeps the rows");
+        sums.clear();
+        assertEquals(0, sums.rows());
+        assertEquals(-1, sums.record(4, new byte[] {9, 1, 2, 3}, 4));
+    }
 }

@@ -3,6 +3,7 @@ package io.adreport.aggregator.coalesce;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -174,6 +175,7 @@ public final class CoalescingBuffer {
         private byte[] lastRow;
         private int lastTable = -1;
         private RowCells lastCells;
+        private final RowId probe = new RowId(-1, new byte[0]); // for lookups of a key slice, never stored
 
         private Adder(ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> target, Map<Integer, Integer> hints) {
             this.target = target;
@@ -193,12 +195,13 @@ public final class CoalescingBuffer {
 
         /**
          * Adds one row's deltas summed beforehand (a group commit's {@code CellSums}, drained):
-         * {@code sums[offset + c]} for every column {@code c} whose bit is set in {@code touched}.
-         * The row is looked up once and the cell gauges move once, whatever number of events the
-         * sums stand for. {@code row} is kept (the buffer's key) when the row is new.
+         * {@code sums[offset + c]} for every column {@code c} whose bit is set in {@code touched},
+         * to the row whose key is {@code key[0, keyLength)}. The row is looked up once (by a probe
+         * over the slice: nothing is allocated for a row already buffered; a new row's key is
+         * copied) and the cell gauges move once, whatever number of events the sums stand for.
          */
-        public void addRow(int table, byte[] row, int epochDay, long touched, long[] sums, int offset) {
-            RowCells rc = rowCells(table, row, epochDay);
+        public void addRow(int table, byte[] key, int keyLength, int epochDay, long touched, long[] sums, int offset) {
+            RowCells rc = rowCells(table, key, keyLength, epochDay);
             int fresh = 0;
             for (long bits = touched; bits != 0; bits &= bits - 1) {
                 int column = Long.numberOfTrailingZeros(bits);
@@ -215,20 +218,50 @@ public final class CoalescingBuffer {
             }
         }
 
+        /** The buffered row of {@code key[0, keyLength)}, added (its key copied) when new. */
+        private RowCells rowCells(int table, byte[] key, int keyLength, int epochDay) {
+            lastRow = null; // a slice of a reused buffer: its identity names no row
+            ConcurrentHashMap<RowId, RowCells> map = mapOf(table);
+            RowCells rc = map.get(probe.set(table, key, keyLength));
+            if (rc == null) {
+                byte[] row = Arrays.copyOf(key, keyLength);
+                RowCells fresh = new RowCells(table, row, epochDay, columns);
+                rc = map.putIfAbsent(new RowId(table, row), fresh);
+                if (rc == null) {
+                    rc = fresh;
+                    bytes.add(row.length + ROW_OVERHEAD_BYTES);
+                }
+            }
+            markFirstAdd();
+            return rc;
+        }
+
+        private ConcurrentHashMap<RowId, RowCells> mapOf(int table) {
+            if (table != mapTable) {
+                lastMap = target.computeIfAbsent(table, t -> new ConcurrentHashMap<>(Math.max(16, hints.getOrDefault(t, 0))));
+                mapTable = table;
+            }
+            return lastMap;
+        }
+
+        private void markFirstAdd() {
+            if (firstAddMillis.get() == NO_ADD) {
+                // Under the shared lock, so the time belongs to the generation this delta lands in.
+                firstAddMillis.compareAndSet(NO_ADD, clock.millis());
+            }
+        }
+
         private RowCells rowCells(int table, byte[] row, int epochDay) {
             RowCells rc;
             if (row == lastRow && table == lastTable) {
                 rc = lastCells;
             } else {
-                if (table != mapTable) {
-                    lastMap = target.computeIfAbsent(table, t -> new ConcurrentHashMap<>(Math.max(16, hints.getOrDefault(t, 0))));
-                    mapTable = table;
-                }
+                ConcurrentHashMap<RowId, RowCells> map = mapOf(table);
                 RowId id = new RowId(table, row);
-                rc = lastMap.get(id);
+                rc = map.get(id);
                 if (rc == null) {
                     RowCells fresh = new RowCells(table, row, epochDay, columns);
-                    rc = lastMap.putIfAbsent(id, fresh);
+                    rc = map.putIfAbsent(id, fresh);
                     if (rc == null) {
                         rc = fresh;
                         bytes.add(row.length + ROW_OVERHEAD_BYTES);
@@ -238,10 +271,7 @@ public final class CoalescingBuffer {
                 lastTable = table;
                 lastCells = rc;
             }
-            if (firstAddMillis.get() == NO_ADD) {
-                // Under the shared lock, so the time belongs to the generation this delta lands in.
-                firstAddMillis.compareAndSet(NO_ADD, clock.millis());
-            }
+            markFirstAdd();
             return rc;
         }
 

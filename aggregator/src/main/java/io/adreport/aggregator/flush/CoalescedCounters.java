@@ -12,7 +12,6 @@ import io.adreport.schema.event.Event;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.time.UtcDay;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -129,7 +128,7 @@ public final class CoalescedCounters implements CounterWriter {
                 if (days.isClosed(day)) {
                     skipped[0] += Long.bitCount(touched);
                 } else {
-                    adder.addRow(table, Arrays.copyOf(key, keyLength), day, touched, values, offset);
+                    adder.addRow(table, key, keyLength, day, touched, values, offset);
                 }
             });
         } catch (java.io.IOException | InterruptedException e) {

@@ -2,6 +2,7 @@ package io.adreport.schema.rowkey;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -48,41 +49,21 @@ public final class KeyBytes {
     }
 
     /**
-     * The values as {@link #writeTerminated} writes them one after the other, into an array of
-     * exactly their length: an ASCII value (nearly every one) is copied char by char, without a
-     * byte array of its own or a stream's buffer and copy.
+     * The values as {@link #writeTerminated} writes them one after the other, in an array of
+     * exactly their length ({@link #putTerminated} into a buffer of the largest length, then cut).
+     * The counting paths build keys in place instead; this is for keys built one at a time.
      */
     public static byte[] terminated(List<String> values) {
-        byte[][] encoded = null; // the UTF-8 of each non-ASCII value, encoded once
-        int n = 0;
-        for (int i = 0; i < values.size(); i++) {
-            String v = values.get(i);
-            if (ascii(v)) {
-                n += v.length() + 1;
-            } else {
-                if (encoded == null) {
-                    encoded = new byte[values.size()][];
-                }
-                encoded[i] = utf8(v);
-                n += encoded[i].length + 1;
-            }
+        int max = 0;
+        for (String v : values) {
+            max += maxTerminated(v);
         }
-        byte[] out = new byte[n];
+        byte[] out = new byte[max];
         int off = 0;
-        for (int i = 0; i < values.size(); i++) {
-            byte[] bytes = encoded == null ? null : encoded[i];
-            if (bytes == null) {
-                String v = values.get(i);
-                for (int c = 0; c < v.length(); c++) {
-                    out[off++] = (byte) v.charAt(c);
-                }
-            } else {
-                System.arraycopy(bytes, 0, out, off, bytes.length);
-                off += bytes.length;
-            }
-            out[off++] = 0;
+        for (String v : values) {
+            off = putTerminated(out, off, v);
         }
-        return out;
+        return Arrays.copyOf(out, off);
     }
 
     /**

@@ -175,7 +175,7 @@ public final class CoalescingBuffer {
         private byte[] lastRow;
         private int lastTable = -1;
         private RowCells lastCells;
-        private final RowId probe = new RowId(-1, new byte[0]); // for lookups of a key slice, never stored
+        private final RowId probe = new RowId(-1, new byte[0]); // reused for every lookup, never stored
 
         private Adder(ConcurrentHashMap<Integer, ConcurrentHashMap<RowId, RowCells>> target, Map<Integer, Integer> hints) {
             this.target = target;
@@ -218,30 +218,50 @@ public final class CoalescingBuffer {
             }
         }
 
-        /** The buffered row of {@code key[0, keyLength)}, added (its key copied) when new. */
+        /** The buffered row of a slice of a reused buffer, added (its key copied) when new. */
         private RowCells rowCells(int table, byte[] key, int keyLength, int epochDay) {
-            lastRow = null; // a slice of a reused buffer: its identity names no row
-            ConcurrentHashMap<RowId, RowCells> map = mapOf(table);
-            RowCells rc = map.get(probe.set(table, key, keyLength));
+            lastRow = null; // the slice's array names no row
+            RowCells rc = lookup(table, key, keyLength, epochDay, true);
+            markFirstAdd();
+            return rc;
+        }
+
+        /**
+         * The buffered row keyed by the caller's own array {@code row}, added (keeping that array)
+         * when new; an event's metrics of one row arrive one after another with the same array, so
+         * only the first of them looks the row up.
+         */
+        private RowCells rowCells(int table, byte[] row, int epochDay) {
+            if (row != lastRow || table != lastTable) {
+                lastCells = lookup(table, row, row.length, epochDay, false);
+                lastRow = row;
+                lastTable = table;
+            }
+            markFirstAdd();
+            return lastCells;
+        }
+
+        /**
+         * The row of {@code key[0, keyLength)}, found by the reused probe (nothing allocated for a
+         * buffered row) or added: keyed by a copy of the slice when {@code copy}, else by
+         * {@code key} itself.
+         */
+        private RowCells lookup(int table, byte[] key, int keyLength, int epochDay, boolean copy) {
+            if (table != mapTable) {
+                lastMap = target.computeIfAbsent(table, t -> new ConcurrentHashMap<>(Math.max(16, hints.getOrDefault(t, 0))));
+                mapTable = table;
+            }
+            RowCells rc = lastMap.get(probe.set(table, key, keyLength));
             if (rc == null) {
-                byte[] row = Arrays.copyOf(key, keyLength);
+                byte[] row = copy ? Arrays.copyOf(key, keyLength) : key;
                 RowCells fresh = new RowCells(table, row, epochDay, columns);
-                rc = map.putIfAbsent(new RowId(table, row), fresh);
+                rc = lastMap.putIfAbsent(new RowId(table, row), fresh);
                 if (rc == null) {
                     rc = fresh;
                     bytes.add(row.length + ROW_OVERHEAD_BYTES);
                 }
             }
-            markFirstAdd();
             return rc;
-        }
-
-        private ConcurrentHashMap<RowId, RowCells> mapOf(int table) {
-            if (table != mapTable) {
-                lastMap = target.computeIfAbsent(table, t -> new ConcurrentHashMap<>(Math.max(16, hints.getOrDefault(t, 0))));
-                mapTable = table;
-            }
-            return lastMap;
         }
 
         private void markFirstAdd() {
@@ -249,30 +269,6 @@ public final class CoalescingBuffer {
                 // Under the shared lock, so the time belongs to the generation this delta lands in.
                 firstAddMillis.compareAndSet(NO_ADD, clock.millis());
             }
-        }
-
-        private RowCells rowCells(int table, byte[] row, int epochDay) {
-            RowCells rc;
-            if (row == lastRow && table == lastTable) {
-                rc = lastCells;
-            } else {
-                ConcurrentHashMap<RowId, RowCells> map = mapOf(table);
-                RowId id = new RowId(table, row);
-                rc = map.get(id);
-                if (rc == null) {
-                    RowCells fresh = new RowCells(table, row, epochDay, columns);
-                    rc = map.putIfAbsent(id, fresh);
-                    if (rc == null) {
-                        rc = fresh;
-                        bytes.add(row.length + ROW_OVERHEAD_BYTES);
-                    }
-                }
-                lastRow = row;
-                lastTable = table;
-                lastCells = rc;
-            }
-            markFirstAdd();
-            return rc;
         }
 
         @Override

@@ -19,13 +19,7 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, 64);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
-            for (int column = 0; column < columns; column++) {
-                if ((touched & (1L << column)) != 0) {
-                    drained.merge(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column, values[offset + column], Long::sum);
-                }
-            }
-        };
+        CellSums.Drain into = summingInto(drained, columns);
         byte[] row = null;
         int table = 0;
         for (int i = 0; i < 50_000; i++) {
@@ -60,13 +54,7 @@ class CellSumsTest {
         CellSums sums = new CellSums(columns, bound);
         Map<String, Long> oracle = new HashMap<>();
         Map<String, Long> drained = new HashMap<>();
-        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
-            for (int column = 0; column < columns; column++) {
-                if ((touched & (1L << column)) != 0) {
-                    drained.merge(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column, values[offset + column], Long::sum);
-                }
-            }
-        };
+        CellSums.Drain into = summingInto(drained, columns);
         int drains = 0;
         int largest = 0;
         for (int i = 0; i < 200_000; i++) {
@@ -139,18 +127,22 @@ class CellSumsTest {
         assertEquals(7, sums.sum(p, 2));
         sums.set(p, 1, 42);
         Map<String, Long> seen = new HashMap<>();
-        CellSums.Drain into = (table, key, length, touched, values, offset) -> {
-            for (int c = 0; c < 3; c++) {
-                if ((touched & (1L << c)) != 0) {
-                    seen.put(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + c, values[offset + c]);
-                }
-            }
-        };
-        sums.visit(into);
+        sums.visit(summingInto(seen, 3));
         assertEquals(Map.of("4/09010203/0", 6L, "4/09010203/1", 42L, "4/09010203/2", 7L), seen);
         assertEquals(1, sums.rows(), "a visit keeps the rows");
         sums.clear();
         assertEquals(0, sums.rows());
         assertEquals(-1, sums.record(4, new byte[] {9, 1, 2, 3}, 4));
+    }
+
+    /** A drain that sums every touched cell into {@code cells}, keyed "table/key in hex/column". */
+    private static CellSums.Drain summingInto(Map<String, Long> cells, int columns) {
+        return (table, key, length, touched, values, offset) -> {
+            for (int column = 0; column < columns; column++) {
+                if ((touched & (1L << column)) != 0) {
+                    cells.merge(table + "/" + HexFormat.of().formatHex(key, 0, length) + "/" + column, values[offset + column], Long::sum);
+                }
+            }
+        };
     }
 }

@@ -186,10 +186,11 @@ public final class CounterCells {
             return 0;
         }
         int cells = 0;
+        boolean unattributed = fanout.unattributed(e, attributed);
         Map<String, String> dimensions = e.dimensions();
         for (int t = 0; t < rollups.length; t++) {
             Rollup r = rollups[t];
-            if (!fanout.receives(r, e, attributed)) {
+            if (!fanout.receives(r, unattributed)) {
                 continue;
             }
             List<String> names = r.dimensions();

@@ -82,7 +82,7 @@ public final class CounterFanout {
      *                   dimensions; ignored for other events
      */
     public int deltas(Event e, boolean attributed, int[] columns, long[] deltas) {
-        boolean unattributed = isJoinEvent(e) && !attributed;
+        boolean unattributed = unattributed(e, attributed);
         List<Metric> metrics = cube.metrics();
         int n = 0;
         for (int i = 0; i < metrics.size(); i++) {
@@ -104,13 +104,18 @@ public final class CounterFanout {
         return n;
     }
 
+    /** True when {@code e} is a join event whose target was not found (its dimensions are unknown). */
+    public boolean unattributed(Event e, boolean attributed) {
+        return !attributed && isJoinEvent(e);
+    }
+
     /**
      * Whether rollup {@code r} receives an event that moves some counter: every rollup does,
-     * except that an unattributed join event reaches only rollups without dimensions. The
-     * per-rollup half of the rules.
+     * except that an {@link #unattributed} join event reaches only rollups without dimensions.
+     * The per-rollup half of the rules.
      */
-    public boolean receives(Rollup r, Event e, boolean attributed) {
-        return r.dimensions().isEmpty() || !(isJoinEvent(e) && !attributed);
+    public boolean receives(Rollup r, boolean unattributed) {
+        return !unattributed || r.dimensions().isEmpty();
     }
 
     /**
@@ -129,8 +134,9 @@ public final class CounterFanout {
         if (n == 0) {
             return;
         }
+        boolean unattributed = unattributed(e, attributed);
         for (Rollup r : cube.rollups()) {
-            if (!receives(r, e, attributed)) {
+            if (!receives(r, unattributed)) {
                 continue;
             }
             List<String> values = new ArrayList<>(r.dimensions().size());

@@ -622,6 +622,10 @@ class RankedTopNBenchmarkTest {
             long[] totals = new long[keys];
             List<Cell> buf = new ArrayList<>(3 * keys);
             RankedIndexWriter.RowSink sink = (row, q, v) -> buf.add(new Cell(row, q, v));
+            RankedIndexWriter.Digest[] digests = new RankedIndexWriter.Digest[DAYS]; // each day list's digest, for its pointer
+            for (int d = 0; d < DAYS; d++) {
+                digests[d] = new RankedIndexWriter.Digest(sink);
+            }
             for (int d = 0; d < DAYS; d++) {
                 LocalDate day = FIRST.plusDays(d);
                 buf.clear();
@@ -629,7 +633,7 @@ class RankedTopNBenchmarkTest {
                     long[] v = new long[metricNames.size()];
                     v[imp] = value(weight, k, d);
                     totals[k] += v[imp];
-                    entries += RankedIndexWriter.dayRows(campaign, day, 1, metricNames, series.get(k), v, sink);
+                    entries += RankedIndexWriter.dayRows(campaign, day, 1, metricNames, series.get(k), v, digests[d]);
                 }
                 Collections.sort(buf);
                 for (Cell c : buf) {
@@ -646,7 +650,7 @@ class RankedTopNBenchmarkTest {
             long[] dayGens = new long[month.lengthOfMonth()];
             Arrays.fill(dayGens, 1);
             for (int d = 0; d < DAYS; d++) {
-                RankedIndexWriter.dayPointer(campaign, FIRST.plusDays(d), 1, sink);
+                RankedIndexWriter.dayPointer(campaign, FIRST.plusDays(d), 1, digests[d].value(), sink);
             }
             RankedIndexWriter.monthPointer(campaign, month, 1, dayGens, sink);
             Collections.sort(buf);

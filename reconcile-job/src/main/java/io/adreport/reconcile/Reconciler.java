@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
@@ -99,8 +100,14 @@ public final class Reconciler {
         phases.end("close");
         // The job's reduce tasks write the index entries of the next generations from the rows they
         // settle (no scan of the day's counters after the job); published here once it succeeded.
-        Map<String, Long> next = index.nextGenerations(day);
-        Configuration c = ReconcileJob.writingIndex(jobConf, next);
+        // When every list of the day was published with its content digest, they only compute
+        // the digests, and only the lists whose digest changed are written again (a scan each).
+        Map<String, RankedIndexWriter.Published> published = index.published(day);
+        boolean digestOnly = !published.isEmpty() && published.values().stream().allMatch(p -> p.digest() != null);
+        Map<String, Long> next = new LinkedHashMap<>();
+        published.forEach((name, p) -> next.put(name, p.generation() + 1));
+        Configuration c = digestOnly ? ReconcileJob.digestingIndex(jobConf, published.keySet())
+                : ReconcileJob.writingIndex(jobConf, next);
         ViewRepair repair = views;
         Instant gap = null;
         ViewRewrite.Decision rewrite = null;
@@ -118,7 +125,24 @@ public final class Reconciler {
         if (gap != null && failedRepairs == 0) {
             meta.clearViewGap(day, gap); // the views are written again; a gap recorded since stays for the next pass
         }
-        RankedIndexWriter.Written written = index.publish(day, next, 0);
+        Map<String, Long> digests = ReconcileJob.indexDigests(counters[0], published.keySet());
+        RankedIndexWriter.Written written;
+        String indexNote;
+        if (digestOnly) {
+            Map<String, RankedIndexWriter.Published> changed = new LinkedHashMap<>();
+            published.forEach((name, p) -> {
+                if (!p.digest().equals(digests.get(name))) {
+                    changed.put(name, p);
+                }
+            });
+            written = changed.isEmpty() ? new RankedIndexWriter.Written(day, 0, 0) : index.rewrite(day, changed);
+            indexNote = changed.isEmpty() ? "unchanged, every list's generation kept"
+                    : "re-written for " + changed.keySet() + " (" + written.entries() + " entries), kept for the other "
+                    + (published.size() - changed.size());
+        } else {
+            written = index.publish(day, next, digests, 0);
+            indexNote = "generations " + next + " written by the reduce tasks";
+        }
         phases.end("index");
         meta.markReconciled(day, report.toJson());
         if (!outcome.unacknowledged().isEmpty() || failedRepairs > 0) {
@@ -126,13 +150,14 @@ public final class Reconciler {
             // some of D's devices were not repaired: pass D again next night.
             meta.markLate(day);
         }
-        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index generations {} published ({} superseded entries deleted)",
+        LOG.info("day {} reconciled: {} cells checked, {} corrected, absolute drift {}; ranked index {} ({} superseded entries deleted)",
                 day, report.totals().cellsChecked(), report.totals().cellsCorrected(), report.totals().absoluteDrift(),
-                next, written.deleted());
+                indexNote, written.deleted());
         writeMonth(day);
         phases.end("month");
         lastPhases = phases.toString();
         if (progress != null) {
+            progress.println("ranked index: " + indexNote + ", " + written.deleted() + " superseded entries deleted");
             progress.println("phases: " + lastPhases);
         }
         return report;

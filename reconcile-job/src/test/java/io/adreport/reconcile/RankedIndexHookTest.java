@@ -39,7 +39,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The reconciler writes the day's ranked index from the counters the job corrected: after a
  * damaged day is reconciled, its campaign lists equal the test's own count of the raw events,
  * best first, ties by dimension values; after late events and re-runs, the newest generation is
- * published and the one before the previous is gone. The other days of the month are already
+ * published and the one before the previous is gone; a re-run in which nothing differs keeps the
+ * published generation (its content digest is unchanged), and the next change replaces leftovers
+ * of a pass that died before publishing. The other days of the month are already
  * reconciled (with no traffic), so each reconcile of the day also (re)writes the month's lists,
  * which then equal the same count.
  */
@@ -102,6 +104,30 @@ class RankedIndexHookTest {
         }
         assertEquals(0, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 2)), "generation 1 survived");
         assertTrue(rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 2, 3)) > 0, "generation 2 is kept for readers");
+
+        // A re-run in which nothing differs: the job's digests equal the published ones, so every
+        // list (and the month built from them) keeps its generation, and no entry is written or deleted.
+        long entriesBefore = rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 100));
+        reconciler.reconcile(D, false, null);
+        assertEquals(3, generation(hbase, layout, campaign), "an unchanged day keeps its published generation");
+        assertEquals(3, monthGeneration(hbase, layout, campaign), "an unchanged day keeps its month's lists");
+        assertLists(hbase, layout, campaign, 3, imps, clicks);
+        assertEquals(entriesBefore, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 100)));
+
+        // A pass that died after writing part of generation 4 left an entry of it; the next change
+        // writes generation 4 again, and the published generation holds exactly that pass's entries.
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
+            t.put(new org.apache.hadoop.hbase.client.Put(RankedIndexCodec.entryKey(campaign, D, 4, "impressions", null, 999,
+                    List.of("a9", "c-orphan"))).addColumn(TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, Bytes.toBytes(999L)));
+        }
+        Ev late = impression("late-4");
+        imps.add(late);
+        live.ingest(late, D.plusDays(1).atTime(8, 0).toInstant(ZoneOffset.UTC), false);
+        live.flush();
+        reconciler.reconcile(D, false, null);
+        assertEquals(4, generation(hbase, layout, campaign));
+        assertLists(hbase, layout, campaign, 4, imps, clicks);
+        assertEquals(4, monthGeneration(hbase, layout, campaign));
     }
 
     private Ev impression(String id) {

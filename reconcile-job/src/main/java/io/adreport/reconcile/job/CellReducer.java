@@ -261,8 +261,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
             ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
             if (index != null) {
-                index.finish();
-                ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.entries());
+                index.finish((rollup, digest) -> ctx.getCounter(DayIndexRows.DIGEST_GROUP, rollup).increment(digest));
+                ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.written());
             }
         } finally {
             try {

@@ -7,12 +7,14 @@ import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
+import io.adreport.schema.topn.RankedIndexCodec;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
@@ -37,11 +39,23 @@ import org.apache.hadoop.hbase.client.Table;
  * of the reduce threads' samples). {@link #finish} writes the last batch; the task calls it before
  * it ends, so a task that succeeded has written every entry.
  *
+ * <p><b>Digests.</b> Beside the entries, the task sums each rollup's content digest
+ * ({@link RankedIndexCodec#entryDigest}) into the job counter {@link #DIGEST_GROUP}/rollup name;
+ * the job's total is the new generation's digest, published with it. When every indexed rollup
+ * of the day already has a published generation with a digest, the submitter sets
+ * {@link #DIGEST_ONLY}: the tasks then write nothing and only sum, and the submitter writes a new
+ * generation (by a scan, {@link RankedIndexWriter#rewrite}) only for the rollups whose digest
+ * changed. A re-run in which nothing differs thus writes and deletes no index entry at all.
+ *
  * <p>One task thread owns it.
  */
 final class DayIndexRows {
     /** {@code rollup=generation,...}: the generations to write; absent means no index entries. */
     static final String GENERATIONS = "adreport.reconcile.index.generations";
+    /** {@code true}: sum the digests of the generations named by {@link #GENERATIONS}, write no entry. */
+    static final String DIGEST_ONLY = "adreport.reconcile.index.digest-only";
+    /** Counter group of the digests, one counter per indexed rollup (its name). */
+    static final String DIGEST_GROUP = "adreport.index.digest";
     static final int BATCH = 2_000;
 
     private final long[] generation; // by rollup index; 0: not indexed
@@ -50,18 +64,23 @@ final class DayIndexRows {
     private final RowKeyCodec codec;
     private final List<String> metrics;
     private final long[] values;
-    private final Table table;
+    private final long[] digest; // by rollup index
+    private final boolean digestOnly;
+    private final Table table; // null when digest only
     private final List<Put> pending = new ArrayList<>(BATCH);
     private long entries;
 
-    private DayIndexRows(TableLayout layout, LocalDate day, long[] generation, Connection connection) throws IOException {
+    private DayIndexRows(TableLayout layout, LocalDate day, long[] generation, boolean digestOnly, Connection connection)
+            throws IOException {
         this.generation = generation;
+        this.digest = new long[generation.length];
+        this.digestOnly = digestOnly;
         this.rollups = layout.cube().rollups().toArray(Rollup[]::new);
         this.day = day;
         this.codec = new RowKeyCodec(layout.cube());
         this.metrics = layout.cube().metrics().stream().map(Metric::name).toList();
         this.values = new long[metrics.size()];
-        this.table = connection.getTable(layout.rankedIndexTable());
+        this.table = digestOnly ? null : connection.getTable(layout.rankedIndexTable());
     }
 
     /** The settings entry naming {@code generations} (rollup name to generation). */
@@ -100,7 +119,7 @@ final class DayIndexRows {
                 generation[i] = g;
             }
         }
-        return new DayIndexRows(layout, day, generation, connection);
+        return new DayIndexRows(layout, day, generation, conf.getBoolean(DIGEST_ONLY, false), connection);
     }
 
     /** Whether the shuffle key {@code k} (at {@code off}) is a DAY row of an indexed rollup. */
@@ -115,6 +134,10 @@ final class DayIndexRows {
         }
         List<String> series = codec.parseCounterKey(counterRow).values();
         entries += RankedIndexWriter.dayRows(rollups[rollup], day, generation[rollup], metrics, series, values, (r, q, v) -> {
+            digest[rollup] += RankedIndexCodec.entryDigest(r, v);
+            if (digestOnly) {
+                return;
+            }
             pending.add(new Put(r).addColumn(TableLayout.RANKED_FAMILY, q, v));
             if (pending.size() >= BATCH) {
                 flush();
@@ -122,12 +145,24 @@ final class DayIndexRows {
         });
     }
 
-    /** Writes what is pending and releases the table; the task calls it once, before it ends. */
-    void finish() throws IOException {
+    /**
+     * Writes what is pending, releases the table and hands each indexed rollup's digest to
+     * {@code counters} (rollup name, this task's part); the task calls it once, before it ends.
+     */
+    void finish(BiConsumer<String, Long> counters) throws IOException {
         try {
-            flush();
+            if (table != null) {
+                flush();
+            }
         } finally {
-            table.close();
+            if (table != null) {
+                table.close();
+            }
+        }
+        for (int i = 0; i < rollups.length; i++) {
+            if (generation[i] > 0) {
+                counters.accept(rollups[i].name(), digest[i]);
+            }
         }
     }
 
@@ -135,7 +170,8 @@ final class DayIndexRows {
         Batches.send(table, pending, "the ranked index");
     }
 
-    long entries() {
-        return entries;
+    /** Entries written (none when digest only). */
+    long written() {
+        return digestOnly ? 0 : entries;
     }
 }

@@ -197,6 +197,28 @@ public final class ReconcileJob {
         return c;
     }
 
+    /**
+     * {@code conf}, copied, for a job whose reduce tasks compute the content digest of the day's
+     * ranked lists of {@code rollups} (by name) without writing any entry ({@link DayIndexRows}).
+     */
+    public static Configuration digestingIndex(Configuration conf, java.util.Collection<String> rollups) {
+        Map<String, Long> any = new java.util.LinkedHashMap<>();
+        rollups.forEach(r -> any.put(r, 1L)); // the generation is not part of a digest
+        Configuration c = writingIndex(conf, any);
+        c.setBoolean(DayIndexRows.DIGEST_ONLY, true);
+        return c;
+    }
+
+    /** The content digest of each indexed rollup's lists the job's reduce tasks built, by rollup name. */
+    public static Map<String, Long> indexDigests(org.apache.hadoop.mapreduce.Counters all, java.util.Collection<String> rollups) {
+        Map<String, Long> out = new java.util.LinkedHashMap<>();
+        for (String r : rollups) {
+            org.apache.hadoop.mapreduce.Counter c = all.getGroup(DayIndexRows.DIGEST_GROUP).findCounter(r, false);
+            out.put(r, c == null ? 0L : c.getValue());
+        }
+        return out;
+    }
+
     static boolean isLocal(Configuration conf) {
         return "local".equals(conf.get("mapreduce.framework.name", "local"));
     }

@@ -18,6 +18,7 @@ import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,6 +51,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * unreferenced entries of g+1, which the next run overwrites (same keys) or deletes. Re-running
  * a day (late events) therefore replaces its index: no old entry is read again.
  *
+ * <p><b>Unchanged lists are kept.</b> The pointer also records its generation's content digest
+ * ({@link Digest}, column {@code t:h}). When every list of a day has one, the reconcile job's
+ * reduce tasks only compute the digests of the lists they would write, and the reconciler calls
+ * {@link #rewrite} for the rollups whose digest changed: leftovers of g+1 swept (through the WAL),
+ * g+1 written from a scan of the DAY counter rows, published, g-1 deleted. A re-run in which
+ * nothing differs writes and deletes no entry, and the month lists built from the day's
+ * generations stay current.
+ *
  * <p><b>Month lists.</b> {@link #writeMonthIfComplete} writes the month's lists once every day
  * of the UTC month is {@code reconciled}: the exact month totals of every series (the sum of its
  * 28–31 DAY counter rows), ranked like a day's lists, plus one series row per series for random
@@ -76,10 +85,44 @@ public final class RankedIndexWriter {
     private static final byte[] VALUE = RankedIndexCodec.VALUE_QUALIFIER;
     private static final byte[] GENERATION = RankedIndexCodec.GENERATION_QUALIFIER;
     private static final byte[] DAY_GENERATIONS = RankedIndexCodec.DAY_GENERATIONS_QUALIFIER;
+    private static final byte[] DIGEST = RankedIndexCodec.DIGEST_QUALIFIER;
     private static final int SCAN_CACHING = 1000;
 
     /** What one day's (or month's, then {@code day} is its first day) index write did. */
     public record Written(LocalDate day, long entries, long deleted) {
+    }
+
+    /**
+     * A day's published list of one rollup: its generation (0: none) and that generation's
+     * content digest (null: written before digests were recorded, or no generation).
+     */
+    public record Published(long generation, Long digest) {
+    }
+
+    /**
+     * A sink that sums the content digest ({@link RankedIndexCodec#entryDigest}) of the entry rows
+     * it passes on to {@code out} (a null {@code out}: digest only, nothing written). Wraps the
+     * sink of {@link #dayRows}, whose cells are all entry rows.
+     */
+    public static final class Digest implements RowSink {
+        private final RowSink out;
+        private long sum;
+
+        public Digest(RowSink out) {
+            this.out = out;
+        }
+
+        @Override
+        public void put(byte[] row, byte[] qualifier, byte[] value) throws IOException {
+            sum += RankedIndexCodec.entryDigest(row, value);
+            if (out != null) {
+                out.put(row, qualifier, value);
+            }
+        }
+
+        public long value() {
+            return sum;
+        }
     }
 
     /** Receives index cells: row, qualifier (family {@code t}), value. */
@@ -107,14 +150,51 @@ public final class RankedIndexWriter {
 
     /** Scans the day's DAY counter rows of every indexed rollup and writes, publishes and prunes their lists. */
     public Written write(LocalDate day) throws IOException {
-        Map<String, Long> next = nextGenerations(day);
+        return rewrite(day, published(day));
+    }
+
+    /**
+     * Writes the next generation of {@code rollups}' lists of {@code day} (rollup name to its
+     * published list) by scanning the day's DAY counter rows, then publishes and prunes them: for
+     * a pass whose job only computed digests ({@link #published}) and found these rollups' lists
+     * changed. Leftovers of the generation being written (a pass that died before its publish)
+     * are swept first, so the published generation holds exactly this pass's entries.
+     */
+    public Written rewrite(LocalDate day, Map<String, Published> rollups) throws IOException {
+        Map<String, Long> next = new LinkedHashMap<>();
+        Map<String, Long> digests = new LinkedHashMap<>();
+        List<KeyRange> leftovers = new ArrayList<>();
         long entries = 0;
-        for (Rollup r : layout.cube().rollups()) {
-            if (indexes(r)) {
-                entries += writeEntries(r, day, next.get(r.name()));
+        for (Map.Entry<String, Published> e : rollups.entrySet()) {
+            Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
+            long gen = e.getValue().generation() + 1;
+            leftovers.add(RankedIndexCodec.generationsRange(r, day, gen, gen + 1));
+            next.put(r.name(), gen);
+        }
+        staleEntries.deleteLogged(leftovers);
+        for (Map.Entry<String, Long> e : next.entrySet()) {
+            Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
+            long[] digest = new long[1];
+            entries += writeEntries(r, day, e.getValue(), digest);
+            digests.put(r.name(), digest[0]);
+        }
+        return publish(day, next, digests, entries);
+    }
+
+    /** What each indexed rollup has published for {@code day}, by rollup name. */
+    public Map<String, Published> published(LocalDate day) throws IOException {
+        Map<String, Published> out = new LinkedHashMap<>();
+        try (Table t = connection.getTable(layout.rankedIndexTable())) {
+            for (Rollup r : layout.cube().rollups()) {
+                if (indexes(r)) {
+                    Result res = t.get(new Get(RankedIndexCodec.pointerKey(r, day)).addColumn(F, GENERATION).addColumn(F, DIGEST));
+                    byte[] g = res.getValue(F, GENERATION);
+                    byte[] h = res.getValue(F, DIGEST);
+                    out.put(r.name(), new Published(g == null ? 0 : Bytes.toLong(g), g == null || h == null ? null : Bytes.toLong(h)));
+                }
             }
         }
-        return publish(day, next, entries);
+        return out;
     }
 
     /**
@@ -123,24 +203,21 @@ public final class RankedIndexWriter {
      * tasks, with {@link #dayRows}) and then calls {@link #publish}.
      */
     public Map<String, Long> nextGenerations(LocalDate day) throws IOException {
-        Map<String, Long> next = new java.util.LinkedHashMap<>();
-        for (Rollup r : layout.cube().rollups()) {
-            if (indexes(r)) {
-                next.put(r.name(), generation(r, day) + 1);
-            }
-        }
+        Map<String, Long> next = new LinkedHashMap<>();
+        published(day).forEach((name, p) -> next.put(name, p.generation() + 1));
         return next;
     }
 
     /**
      * Steps (3) and (4) once every entry of {@code next}'s generations is written: points the day
-     * at them and deletes the generations below the previous one.
+     * at them, with their content digests ({@code digests}, by rollup name), and deletes the
+     * generations below the previous one.
      */
-    public Written publish(LocalDate day, Map<String, Long> next, long entries) throws IOException {
+    public Written publish(LocalDate day, Map<String, Long> next, Map<String, Long> digests, long entries) throws IOException {
         List<KeyRange> stale = new ArrayList<>();
         for (Map.Entry<String, Long> e : next.entrySet()) {
             Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
-            publish(r, day, e.getValue());
+            publish(r, day, e.getValue(), digests.get(r.name()));
             long keepFrom = e.getValue() - 1; // the generation published until now: a reader may still be on it
             if (keepFrom > 0) {
                 stale.add(RankedIndexCodec.generationsRange(r, day, 0, keepFrom));
@@ -158,7 +235,7 @@ public final class RankedIndexWriter {
         }
     }
 
-    private long writeEntries(Rollup r, LocalDate day, long gen) throws IOException {
+    private long writeEntries(Rollup r, LocalDate day, long gen, long[] digest) throws IOException {
         List<Metric> metrics = layout.cube().metrics();
         byte[][] qualifiers = new byte[metrics.size()][];
         for (int i = 0; i < qualifiers.length; i++) {
@@ -167,7 +244,7 @@ public final class RankedIndexWriter {
         List<String> names = metrics.stream().map(Metric::name).toList();
         long n = 0;
         try (BufferedMutator out = mutator(); Table counters = connection.getTable(layout.counterTable(r))) {
-            RowSink sink = (row, q, v) -> out.mutate(new Put(row).addColumn(F, q, v));
+            Digest sink = new Digest((row, q, v) -> out.mutate(new Put(row).addColumn(F, q, v)));
             for (int salt = 0; salt < codec.saltBuckets(); salt++) {
                 KeyRange range = codec.counterDayRange(salt, Granularity.DAY, day);
                 Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
@@ -180,6 +257,7 @@ public final class RankedIndexWriter {
                 }
             }
             out.flush();
+            digest[0] = sink.value();
         } catch (RetriesExhaustedWithDetailsException e) {
             throw new IOException("writing the ranked index of " + r.name() + " for " + day + " failed: " + e.getMessage(), e);
         }
@@ -256,9 +334,17 @@ public final class RankedIndexWriter {
         return n;
     }
 
-    /** The day pointer's cell, naming generation {@code gen}. */
-    public static void dayPointer(Rollup r, LocalDate day, long gen, RowSink sink) throws IOException {
-        sink.put(RankedIndexCodec.pointerKey(r, day), GENERATION, Bytes.toBytes(gen));
+    /**
+     * The day pointer's cells, naming generation {@code gen} and its content digest (the
+     * {@link Digest} of its entries; null: none is recorded, and the next pass writes a new
+     * generation whatever it finds).
+     */
+    public static void dayPointer(Rollup r, LocalDate day, long gen, Long digest, RowSink sink) throws IOException {
+        byte[] row = RankedIndexCodec.pointerKey(r, day);
+        sink.put(row, GENERATION, Bytes.toBytes(gen)); // g before h: qualifier order
+        if (digest != null) {
+            sink.put(row, DIGEST, Bytes.toBytes(digest));
+        }
     }
 
     /** The month pointer's cells: generation {@code gen}, built from day lists of {@code dayGenerations}. */
@@ -268,10 +354,10 @@ public final class RankedIndexWriter {
         sink.put(row, GENERATION, Bytes.toBytes(gen));
     }
 
-    private void publish(Rollup r, LocalDate day, long gen) throws IOException {
+    private void publish(Rollup r, LocalDate day, long gen, Long digest) throws IOException {
         try (Table t = connection.getTable(layout.rankedIndexTable())) {
             Put p = new Put(RankedIndexCodec.pointerKey(r, day));
-            dayPointer(r, day, gen, (row, q, v) -> p.addColumn(F, q, v));
+            dayPointer(r, day, gen, digest, (row, q, v) -> p.addColumn(F, q, v));
             t.put(p);
         }
     }
@@ -304,6 +390,10 @@ public final class RankedIndexWriter {
                     return Optional.empty(); // a day reconciled before the index existed: its next run writes both
                 }
             }
+            long[] builtFrom = monthDayGenerations(r, month);
+            if (Arrays.equals(builtFrom, dayGens)) {
+                continue; // every day list it was built from is still the published one: the month lists are current
+            }
             long gen = monthGeneration(r, month) + 1;
             entries += writeMonthEntries(r, month, gen);
             try (Table t = connection.getTable(layout.rankedIndexTable())) {
@@ -316,6 +406,15 @@ public final class RankedIndexWriter {
             }
         }
         return Optional.of(new Written(first, entries, deleted));
+    }
+
+    /** The day generations the month's published lists were built from; null when it has none. */
+    private long[] monthDayGenerations(Rollup r, YearMonth month) throws IOException {
+        try (Table t = connection.getTable(layout.rankedIndexTable())) {
+            byte[] v = t.get(new Get(RankedIndexCodec.monthPointerKey(r, month)).addColumn(F, DAY_GENERATIONS))
+                    .getValue(F, DAY_GENERATIONS);
+            return v == null ? null : RankedIndexCodec.decodeDayGenerations(v);
+        }
     }
 
     /** The month's published generation, 0 when it has none. */

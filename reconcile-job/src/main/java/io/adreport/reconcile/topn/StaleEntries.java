@@ -49,16 +49,28 @@ final class StaleEntries {
         this.table = table;
     }
 
-    /** Deletes every row of {@code ranges}; returns how many. */
+    /** Deletes every row of {@code ranges}, superseded generations (without the WAL); returns how many. */
     long delete(List<KeyRange> ranges) throws IOException {
+        return delete(ranges, Durability.SKIP_WAL);
+    }
+
+    /**
+     * Deletes every row of {@code ranges} through the WAL: leftovers of a generation about to be
+     * written and published, which must not come back with a region server's recovery.
+     */
+    long deleteLogged(List<KeyRange> ranges) throws IOException {
+        return delete(ranges, Durability.USE_DEFAULT);
+    }
+
+    private long delete(List<KeyRange> ranges, Durability durability) throws IOException {
         long n = 0;
         for (KeyRange range : ranges) {
-            n += sweep(range);
+            n += sweep(range, durability);
         }
         return n;
     }
 
-    private long sweep(KeyRange range) throws IOException {
+    private long sweep(KeyRange range, Durability durability) throws IOException {
         Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
                 .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
         long n = 0;
@@ -66,7 +78,7 @@ final class StaleEntries {
         try (Table t = connection.getTable(table);
              ResultScanner rs = t.getScanner(scan)) {
             for (Result row : rs) {
-                pending.add(new Delete(row.getRow()).setDurability(Durability.SKIP_WAL));
+                pending.add(new Delete(row.getRow()).setDurability(durability));
                 n++;
                 if (pending.size() == BATCH) {
                     Batches.send(t, pending, WHAT);

@@ -48,6 +48,11 @@ import java.util.Objects;
  * Column {@code t:g} holds the day's published generation as an 8-byte long. A writer writes a
  * whole new generation, then the pointer, then deletes generations older than the previous one,
  * so a reader that read the pointer sees a complete list (see {@code RankedIndexWriter}).
+ * Column {@code t:h} (optional; added after version 1 was frozen, which readers ignore) holds the
+ * published generation's <i>content digest</i> as an 8-byte long: the sum, modulo 2<sup>64</sup>,
+ * of {@link #entryDigest} over every entry row of the generation. Order-independent, so writers
+ * that produce a day's entries in parallel add their parts; a writer that would produce the same
+ * digest keeps the published generation instead of writing an identical one.
  *
  * <p>Worked example: rollup {@code campaign}, day 2026-11-01 (epoch day 20,758 = 0x00005116),
  * generation 1, metric {@code clicks}, tenant scope {@code adv1}, value 5, series (adv1, c7):
@@ -94,6 +99,8 @@ public final class RankedIndexCodec {
     public static final byte[] GENERATION_QUALIFIER = {'g'};
     /** Qualifier of a month pointer's day generations it was built from. */
     public static final byte[] DAY_GENERATIONS_QUALIFIER = {'d'};
+    /** Qualifier of a day pointer's content digest of its published generation. */
+    public static final byte[] DIGEST_QUALIFIER = {'h'};
 
     /** A decoded entry: the series' day value and its dimension values in rollup order. */
     public record Entry(long value, List<String> values) {
@@ -282,6 +289,32 @@ public final class RankedIndexCodec {
         writeUint32(out, epochDay);
         writeUint32(out, generation);
         return out;
+    }
+
+    /**
+     * One entry row's part of its generation's content digest: a 64-bit hash of the row key
+     * without its four generation bytes, and of the value cell. The same entry in two generations
+     * of a day gives the same part; a generation's digest is the sum of its entries' parts.
+     */
+    public static long entryDigest(byte[] row, byte[] value) {
+        int generationAt = 0;
+        while (row[generationAt] != 0) { // the rollup name is terminated; kind and epoch day follow
+            generationAt++;
+        }
+        generationAt += 1 + 1 + 4;
+        long h = 0xcbf29ce484222325L; // FNV-1a over the bytes, then a full 64-bit mix
+        for (int i = 0; i < row.length; i++) {
+            if (i < generationAt || i >= generationAt + 4) {
+                h = (h ^ (row[i] & 0xFF)) * 0x100000001b3L;
+            }
+        }
+        h = (h ^ 0xFF) * 0x100000001b3L; // separates the key from the value
+        for (byte b : value) {
+            h = (h ^ (b & 0xFF)) * 0x100000001b3L;
+        }
+        h = (h ^ (h >>> 30)) * 0xbf58476d1ce4e5b9L;
+        h = (h ^ (h >>> 27)) * 0x94d049bb133111ebL;
+        return h ^ (h >>> 31);
     }
 
     /** The first key after every key that starts with {@code prefix}. */

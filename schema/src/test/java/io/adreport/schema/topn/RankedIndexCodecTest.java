@@ -104,4 +104,22 @@ class RankedIndexCodecTest {
         assertArrayEquals(g, RankedIndexCodec.decodeDayGenerations(RankedIndexCodec.encodeDayGenerations(g)));
         assertThrows(IllegalArgumentException.class, () -> RankedIndexCodec.decodeDayGenerations(new byte[5]));
     }
+
+    @Test
+    void an_entry_digest_ignores_the_generation_and_nothing_else() {
+        List<String> series = List.of("adv1", "c7");
+        byte[] five = org.apache.hadoop.hbase.util.Bytes.toBytes(5L);
+        long d = RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "clicks", "adv1", 5, series), five);
+        assertEquals(d, RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 7, "clicks", "adv1", 5, series), five));
+        java.util.Set<Long> others = new java.util.HashSet<>(List.of(
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "clicks", null, 5, series), five),
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "impressions", "adv1", 5, series), five),
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "clicks", "adv1", 6, series), five),
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "clicks", "adv1", 5, List.of("adv1", "c8")), five),
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY.plusDays(1), 1, "clicks", "adv1", 5, series), five),
+                RankedIndexCodec.entryDigest(RankedIndexCodec.entryKey(CAMPAIGN, DAY, 1, "clicks", "adv1", 5, series),
+                        org.apache.hadoop.hbase.util.Bytes.toBytes(6L))));
+        assertEquals(6, others.size(), "each change gives another digest");
+        assertTrue(!others.contains(d));
+    }
 }

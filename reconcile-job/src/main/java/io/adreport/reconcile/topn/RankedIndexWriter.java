@@ -189,8 +189,8 @@ public final class RankedIndexWriter {
                 if (indexes(r)) {
                     Result res = t.get(new Get(RankedIndexCodec.pointerKey(r, day)).addColumn(F, GENERATION).addColumn(F, DIGEST));
                     byte[] g = res.getValue(F, GENERATION);
-                    byte[] h = res.getValue(F, DIGEST);
-                    out.put(r.name(), new Published(g == null ? 0 : Bytes.toLong(g), g == null || h == null ? null : Bytes.toLong(h)));
+                    long gen = g == null ? 0 : Bytes.toLong(g);
+                    out.put(r.name(), new Published(gen, RankedIndexCodec.digestOf(gen, res.getValue(F, DIGEST))));
                 }
             }
         }
@@ -343,7 +343,7 @@ public final class RankedIndexWriter {
         byte[] row = RankedIndexCodec.pointerKey(r, day);
         sink.put(row, GENERATION, Bytes.toBytes(gen)); // g before h: qualifier order
         if (digest != null) {
-            sink.put(row, DIGEST, Bytes.toBytes(digest));
+            sink.put(row, DIGEST, RankedIndexCodec.encodeDigest(gen, digest));
         }
     }
 

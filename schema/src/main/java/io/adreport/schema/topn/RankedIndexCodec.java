@@ -48,9 +48,11 @@ import java.util.Objects;
  * Column {@code t:g} holds the day's published generation as an 8-byte long. A writer writes a
  * whole new generation, then the pointer, then deletes generations older than the previous one,
  * so a reader that read the pointer sees a complete list (see {@code RankedIndexWriter}).
- * Column {@code t:h} (optional; added after version 1 was frozen, which readers ignore) holds the
- * published generation's <i>content digest</i> as an 8-byte long: the sum, modulo 2<sup>64</sup>,
- * of {@link #entryDigest} over every entry row of the generation. Order-independent, so writers
+ * Column {@code t:h} (optional; added after version 1 was frozen, which readers ignore) holds a
+ * generation's <i>content digest</i>: 8 bytes of generation, then 8 of digest, the sum modulo
+ * 2<sup>64</sup> of {@link #entryDigest} over every entry row of that generation; it describes the
+ * published list only while its generation equals {@code t:g} (a writer that publishes without a
+ * digest leaves an older one behind). Order-independent, so writers
  * that produce a day's entries in parallel add their parts; a writer that would produce the same
  * digest keeps the published generation instead of writing an identical one.
  *
@@ -289,6 +291,23 @@ public final class RankedIndexCodec {
         writeUint32(out, epochDay);
         writeUint32(out, generation);
         return out;
+    }
+
+    /** Column {@code t:h} of a day pointer: generation {@code generation}'s content digest. */
+    public static byte[] encodeDigest(long generation, long digest) {
+        return encodeDayGenerations(new long[] {generation, digest});
+    }
+
+    /**
+     * The content digest column {@code h} records for {@code generation}, or null when there is
+     * none (no column, or one recorded for another generation).
+     */
+    public static Long digestOf(long generation, byte[] h) {
+        if (h == null || h.length != 16) {
+            return null;
+        }
+        long[] v = decodeDayGenerations(h);
+        return v[0] == generation && generation > 0 ? v[1] : null;
     }
 
     /**

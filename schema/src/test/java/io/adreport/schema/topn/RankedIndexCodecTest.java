@@ -122,4 +122,13 @@ class RankedIndexCodecTest {
         assertEquals(6, others.size(), "each change gives another digest");
         assertTrue(!others.contains(d));
     }
+
+    @Test
+    void a_digest_describes_only_the_generation_it_was_recorded_for() {
+        byte[] h = RankedIndexCodec.encodeDigest(7, -42);
+        assertEquals(-42L, RankedIndexCodec.digestOf(7, h));
+        assertEquals(null, RankedIndexCodec.digestOf(8, h), "a pointer moved on by a writer that records no digest");
+        assertEquals(null, RankedIndexCodec.digestOf(7, null));
+        assertEquals(null, RankedIndexCodec.digestOf(7, new byte[8]));
+    }
 }

@@ -96,16 +96,22 @@ public final class Reconciler {
             throw new IllegalArgumentException("--day: must be before today (" + today + " UTC): reconciling closes the day for live counting, not " + day);
         }
         Phases phases = new Phases();
+        boolean settled = meta.day(day).settled(); // read before the close's new mark: nothing stored for it since its last pass
         DayCloseProtocol.Outcome outcome = close.close(day);
         phases.end("close");
         // The job's reduce tasks write the index entries of the next generations from the rows they
         // settle (no scan of the day's counters after the job); published here once it succeeded.
-        // When every list of the day was published with its content digest, they only compute
-        // the digests, and only the lists whose digest changed are written again (a scan each).
+        // A day that is settled (reconciled, and no event stored for it since: nothing is expected
+        // to differ) whose lists were all published with their content digests: they only compute
+        // the digests, and a list whose digest changed anyway (rows written around the aggregators,
+        // or repaired) is written again after the job by a scan of the day's DAY rows.
         Map<String, RankedIndexWriter.Published> published = index.published(day);
-        boolean digestOnly = !published.isEmpty() && published.values().stream().allMatch(p -> p.digest() != null);
+        boolean digestOnly = settled && !published.isEmpty() && published.values().stream().allMatch(p -> p.digest() != null);
         Map<String, Long> next = new LinkedHashMap<>();
         published.forEach((name, p) -> next.put(name, p.generation() + 1));
+        if (!digestOnly) {
+            index.sweepLeftovers(day, next);
+        }
         Configuration c = digestOnly ? ReconcileJob.digestingIndex(jobConf, published.keySet())
                 : ReconcileJob.writingIndex(jobConf, next);
         ViewRepair repair = views;

@@ -40,8 +40,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * damaged day is reconciled, its campaign lists equal the test's own count of the raw events,
  * best first, ties by dimension values; after late events and re-runs, the newest generation is
  * published and the one before the previous is gone; a re-run in which nothing differs keeps the
- * published generation (its content digest is unchanged), and the next change replaces leftovers
- * of a pass that died before publishing. The other days of the month are already
+ * published generation (its content digest is unchanged), and the next change, whether marked
+ * late by an aggregator (the reduce tasks write the entries) or found by the digests (a scan
+ * writes them), replaces leftovers of a pass that died before publishing. The other days of the month are already
  * reconciled (with no traffic), so each reconcile of the day also (re)writes the month's lists,
  * which then equal the same count.
  */
@@ -114,8 +115,9 @@ class RankedIndexHookTest {
         assertLists(hbase, layout, campaign, 3, imps, clicks);
         assertEquals(entriesBefore, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 100)));
 
-        // A pass that died after writing part of generation 4 left an entry of it; the next change
-        // writes generation 4 again, and the published generation holds exactly that pass's entries.
+        // A pass that died after writing part of generation 4 left an entry of it; then a raw row
+        // is stored around the aggregators (no late mark: the day looks settled). The job's
+        // digests differ, so the reconciler writes generation 4 by a scan, over the leftover.
         try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
             t.put(new org.apache.hadoop.hbase.client.Put(RankedIndexCodec.entryKey(campaign, D, 4, "impressions", null, 999,
                     List.of("a9", "c-orphan"))).addColumn(TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, Bytes.toBytes(999L)));
@@ -128,6 +130,28 @@ class RankedIndexHookTest {
         assertEquals(4, generation(hbase, layout, campaign));
         assertLists(hbase, layout, campaign, 4, imps, clicks);
         assertEquals(4, monthGeneration(hbase, layout, campaign));
+
+        // A late event an aggregator marked (the day is not settled): the reduce tasks write
+        // generation 5 themselves, again over a leftover of it.
+        try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
+            t.put(new org.apache.hadoop.hbase.client.Put(RankedIndexCodec.entryKey(campaign, D, 5, "clicks", "a1", 999,
+                    List.of("a1", "c-orphan"))).addColumn(TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, Bytes.toBytes(999L)));
+        }
+        late = impression("late-5");
+        imps.add(late);
+        live.ingest(late, D.plusDays(1).atTime(9, 0).toInstant(ZoneOffset.UTC), false);
+        live.flush();
+        meta.markLate(D);
+        reconciler.reconcile(D, false, null);
+        assertEquals(5, generation(hbase, layout, campaign));
+        assertLists(hbase, layout, campaign, 5, imps, clicks);
+        assertEquals(5, monthGeneration(hbase, layout, campaign));
+        assertEquals(0, rows(hbase, layout, RankedIndexCodec.generationsRange(campaign, D, 0, 4)), "generations before 4 survived");
+
+        // and the next re-run, with nothing new, keeps it
+        reconciler.reconcile(D, false, null);
+        assertEquals(5, generation(hbase, layout, campaign));
+        assertLists(hbase, layout, campaign, 5, imps, clicks);
     }
 
     private Ev impression(String id) {

@@ -1,6 +1,7 @@
 package io.adreport.reconcile.topn;
 
 import io.adreport.schema.counting.CounterValues;
+import io.adreport.schema.hbase.Batches;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
@@ -87,6 +88,8 @@ public final class RankedIndexWriter {
     private static final byte[] DAY_GENERATIONS = RankedIndexCodec.DAY_GENERATIONS_QUALIFIER;
     private static final byte[] DIGEST = RankedIndexCodec.DIGEST_QUALIFIER;
     private static final int SCAN_CACHING = 1000;
+    /** Entry Puts per {@link Table#batch} call. */
+    private static final int BATCH = 2000;
 
     /** What one day's (or month's, then {@code day} is its first day) index write did. */
     public record Written(LocalDate day, long entries, long deleted) {
@@ -163,15 +166,9 @@ public final class RankedIndexWriter {
     public Written rewrite(LocalDate day, Map<String, Published> rollups) throws IOException {
         Map<String, Long> next = new LinkedHashMap<>();
         Map<String, Long> digests = new LinkedHashMap<>();
-        List<KeyRange> leftovers = new ArrayList<>();
         long entries = 0;
-        for (Map.Entry<String, Published> e : rollups.entrySet()) {
-            Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
-            long gen = e.getValue().generation() + 1;
-            leftovers.add(RankedIndexCodec.generationsRange(r, day, gen, gen + 1));
-            next.put(r.name(), gen);
-        }
-        staleEntries.deleteLogged(leftovers);
+        rollups.forEach((name, p) -> next.put(name, p.generation() + 1));
+        sweepLeftovers(day, next);
         for (Map.Entry<String, Long> e : next.entrySet()) {
             Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
             long[] digest = new long[1];
@@ -179,6 +176,19 @@ public final class RankedIndexWriter {
             digests.put(r.name(), digest[0]);
         }
         return publish(day, next, digests, entries);
+    }
+
+    /**
+     * Deletes (through the WAL) whatever entries of the generations about to be written
+     * ({@code next}, by rollup name) exist: leftovers of a pass that died before it published
+     * them, whose keys the new entries would not all overwrite. Cheap when there are none (one
+     * empty range scan per rollup); the writer calls it before it writes {@code next}.
+     */
+    public long sweepLeftovers(LocalDate day, Map<String, Long> next) throws IOException {
+        List<KeyRange> leftovers = new ArrayList<>();
+        next.forEach((name, gen) -> leftovers.add(
+                RankedIndexCodec.generationsRange(layout.cube().rollup(name).orElseThrow(), day, gen, gen + 1)));
+        return staleEntries.deleteLogged(leftovers);
     }
 
     /** What each indexed rollup has published for {@code day}, by rollup name. */
@@ -243,8 +253,16 @@ public final class RankedIndexWriter {
         }
         List<String> names = metrics.stream().map(Metric::name).toList();
         long n = 0;
-        try (BufferedMutator out = mutator(); Table counters = connection.getTable(layout.counterTable(r))) {
-            Digest sink = new Digest((row, q, v) -> out.mutate(new Put(row).addColumn(F, q, v)));
+        // Puts by Table.batch of BATCH, as the reduce tasks write them: a BufferedMutator walks its
+        // whole queue on every Put once its buffer is full
+        List<Put> pending = new ArrayList<>(BATCH);
+        try (Table out = connection.getTable(layout.rankedIndexTable()); Table counters = connection.getTable(layout.counterTable(r))) {
+            Digest sink = new Digest((row, q, v) -> {
+                pending.add(new Put(row).addColumn(F, q, v));
+                if (pending.size() >= BATCH) {
+                    Batches.send(out, pending, "the ranked index");
+                }
+            });
             for (int salt = 0; salt < codec.saltBuckets(); salt++) {
                 KeyRange range = codec.counterDayRange(salt, Granularity.DAY, day);
                 Scan scan = new Scan().withStartRow(range.start()).withStopRow(range.stop()).setCaching(SCAN_CACHING)
@@ -256,10 +274,8 @@ public final class RankedIndexWriter {
                     }
                 }
             }
-            out.flush();
+            Batches.send(out, pending, "the ranked index");
             digest[0] = sink.value();
-        } catch (RetriesExhaustedWithDetailsException e) {
-            throw new IOException("writing the ranked index of " + r.name() + " for " + day + " failed: " + e.getMessage(), e);
         }
         return n;
     }

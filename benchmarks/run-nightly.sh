@@ -9,12 +9,14 @@
 # Each day is reconciled once first (the run that folds the live writer cells), then RUNS more
 # times (what a re-run costs: nothing differs). With --compare OTHER_ROOT, the same re-runs are
 # also timed with another built tree's `bin/adreport` against the same stack and data,
-# alternating run by run, so both builds are measured in the same minutes. --late N writes N new
-# impressions of the large day into its raw table (as the aggregator stores them, LoadRawDay, untimed)
-# before each of its timed re-runs: what a re-run costs when late events changed the day.
+# alternating run by run, so both builds are measured in the same minutes. --late N posts N new
+# impressions of the large day through `bin/adreport replay` before each of its timed re-runs
+# (untimed; the aggregator stores them and marks the day late): what a re-run costs when late
+# events changed the day. --late-via raw writes them into the raw table instead (LoadRawDay: rows
+# stored around the aggregators, no late mark).
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
-#                             [--keep DIR [--reuse]] [--port P] [--late N]
+#                             [--keep DIR [--reuse]] [--port P] [--late N [--late-via replay|raw]]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
@@ -27,7 +29,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
-events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,7 +43,8 @@ while [ $# -gt 0 ]; do
     --reuse) reuse=1; shift ;;
     --port) report="$2"; shift 2 ;;
     --late) late="$2"; shift 2 ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    --late-via) late_via="$2"; shift 2 ;;
+    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -104,10 +107,17 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
     "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')" | tee -a "$work/times" >&2
 }
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
-late_events() { # N new impressions of the large day (ids unique to this moment), stored as raw rows
+late_events() { # N new impressions of the large day (ids unique to this moment)
   local f="$work/late.ndjson"
   gen "$f" "$late" 1 20000 "$(date +%s%N)" 0 2>/dev/null
-  bench_java io.adreport.benchmarks.LoadRawDay "$data" "$f" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
+  if [ "$late_via" = raw ]; then
+    bench_java io.adreport.benchmarks.LoadRawDay "$data" "$f" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
+  else
+    ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS= "$root/bin/adreport" replay "$f" --url "http://localhost:$ingest" \
+      --batch 5000 --concurrency 4 >"$work/replay-late.out" 2>/dev/null || echo "run-nightly: late replay exited $?" >&2
+    tail -1 "$work/replay-late.out" >&2
+    sleep 3 # the aggregator writes the day's late mark on its next poll (dayclose.poll.ms, 1 s)
+  fi
 }
 for r in $(seq 1 "$runs"); do
   for d in "${days[@]}"; do

@@ -41,8 +41,9 @@ import org.apache.hadoop.hbase.client.Table;
  *
  * <p><b>Digests.</b> Beside the entries, the task sums each rollup's content digest
  * ({@link RankedIndexCodec#entryDigest}) into the job counter {@link #DIGEST_GROUP}/rollup name;
- * the job's total is the new generation's digest, published with it. When every indexed rollup
- * of the day already has a published generation with a digest, the submitter sets
+ * the job's total is the new generation's digest, published with it. When the day is settled
+ * (nothing stored for it since its last pass) and every indexed rollup of it already has a
+ * published generation with a digest, the submitter sets
  * {@link #DIGEST_ONLY}: the tasks then write nothing and only sum, and the submitter writes a new
  * generation (by a scan, {@link RankedIndexWriter#rewrite}) only for the rollups whose digest
  * changed. A re-run in which nothing differs thus writes and deletes no index entry at all.

@@ -107,13 +107,11 @@ public final class Reconciler {
         // or repaired) is written again after the job by a scan of the day's DAY rows.
         Map<String, RankedIndexWriter.Published> published = index.published(day);
         boolean digestOnly = settled && !published.isEmpty() && published.values().stream().allMatch(p -> p.digest() != null);
-        Map<String, Long> next = new LinkedHashMap<>();
-        published.forEach((name, p) -> next.put(name, p.generation() + 1));
+        Map<String, Long> next = RankedIndexWriter.nextGenerations(published);
         if (!digestOnly) {
             index.sweepLeftovers(day, next);
         }
-        Configuration c = digestOnly ? ReconcileJob.digestingIndex(jobConf, published.keySet())
-                : ReconcileJob.writingIndex(jobConf, next);
+        Configuration c = digestOnly ? ReconcileJob.digestingIndex(jobConf, next) : ReconcileJob.writingIndex(jobConf, next);
         ViewRepair repair = views;
         Instant gap = null;
         ViewRewrite.Decision rewrite = null;

@@ -151,12 +151,10 @@ final class DayIndexRows {
      * {@code counters} (rollup name, this task's part); the task calls it once, before it ends.
      */
     void finish(BiConsumer<String, Long> counters) throws IOException {
-        try {
-            if (table != null) {
+        if (table != null) {
+            try {
                 flush();
-            }
-        } finally {
-            if (table != null) {
+            } finally {
                 table.close();
             }
         }

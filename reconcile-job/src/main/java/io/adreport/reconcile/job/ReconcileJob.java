@@ -198,13 +198,11 @@ public final class ReconcileJob {
     }
 
     /**
-     * {@code conf}, copied, for a job whose reduce tasks compute the content digest of the day's
-     * ranked lists of {@code rollups} (by name) without writing any entry ({@link DayIndexRows}).
+     * {@code conf}, copied, for a job whose reduce tasks compute the content digests of the day's
+     * ranked lists of {@code generations} without writing any entry ({@link DayIndexRows}).
      */
-    public static Configuration digestingIndex(Configuration conf, java.util.Collection<String> rollups) {
-        Map<String, Long> any = new java.util.LinkedHashMap<>();
-        rollups.forEach(r -> any.put(r, 1L)); // the generation is not part of a digest
-        Configuration c = writingIndex(conf, any);
+    public static Configuration digestingIndex(Configuration conf, Map<String, Long> generations) {
+        Configuration c = writingIndex(conf, generations);
         c.setBoolean(DayIndexRows.DIGEST_ONLY, true);
         return c;
     }

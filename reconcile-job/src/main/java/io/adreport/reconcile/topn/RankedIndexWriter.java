@@ -164,10 +164,9 @@ public final class RankedIndexWriter {
      * are swept first, so the published generation holds exactly this pass's entries.
      */
     public Written rewrite(LocalDate day, Map<String, Published> rollups) throws IOException {
-        Map<String, Long> next = new LinkedHashMap<>();
+        Map<String, Long> next = nextGenerations(rollups);
         Map<String, Long> digests = new LinkedHashMap<>();
         long entries = 0;
-        rollups.forEach((name, p) -> next.put(name, p.generation() + 1));
         sweepLeftovers(day, next);
         for (Map.Entry<String, Long> e : next.entrySet()) {
             Rollup r = layout.cube().rollup(e.getKey()).orElseThrow();
@@ -208,13 +207,13 @@ public final class RankedIndexWriter {
     }
 
     /**
-     * The generation each indexed rollup's next list of {@code day} gets (its published one + 1),
-     * by rollup name: for a writer that builds the entries elsewhere (the reconcile job's reduce
+     * The generation each rollup's next list gets (its {@link #published} one + 1), by rollup
+     * name: also for a writer that builds the entries elsewhere (the reconcile job's reduce
      * tasks, with {@link #dayRows}) and then calls {@link #publish}.
      */
-    public Map<String, Long> nextGenerations(LocalDate day) throws IOException {
+    public static Map<String, Long> nextGenerations(Map<String, Published> published) {
         Map<String, Long> next = new LinkedHashMap<>();
-        published(day).forEach((name, p) -> next.put(name, p.generation() + 1));
+        published.forEach((name, p) -> next.put(name, p.generation() + 1));
         return next;
     }
 
@@ -406,11 +405,11 @@ public final class RankedIndexWriter {
                     return Optional.empty(); // a day reconciled before the index existed: its next run writes both
                 }
             }
-            long[] builtFrom = monthDayGenerations(r, month);
-            if (Arrays.equals(builtFrom, dayGens)) {
+            MonthPointer published = monthPointer(r, month);
+            if (Arrays.equals(published.dayGenerations(), dayGens)) {
                 continue; // every day list it was built from is still the published one: the month lists are current
             }
-            long gen = monthGeneration(r, month) + 1;
+            long gen = published.generation() + 1;
             entries += writeMonthEntries(r, month, gen);
             try (Table t = connection.getTable(layout.rankedIndexTable())) {
                 Put p = new Put(RankedIndexCodec.monthPointerKey(r, month));
@@ -424,20 +423,16 @@ public final class RankedIndexWriter {
         return Optional.of(new Written(first, entries, deleted));
     }
 
-    /** The day generations the month's published lists were built from; null when it has none. */
-    private long[] monthDayGenerations(Rollup r, YearMonth month) throws IOException {
-        try (Table t = connection.getTable(layout.rankedIndexTable())) {
-            byte[] v = t.get(new Get(RankedIndexCodec.monthPointerKey(r, month)).addColumn(F, DAY_GENERATIONS))
-                    .getValue(F, DAY_GENERATIONS);
-            return v == null ? null : RankedIndexCodec.decodeDayGenerations(v);
-        }
+    /** A month pointer: the published generation (0: none) and the day generations it was built from (null: none). */
+    private record MonthPointer(long generation, long[] dayGenerations) {
     }
 
-    /** The month's published generation, 0 when it has none. */
-    long monthGeneration(Rollup r, YearMonth month) throws IOException {
+    private MonthPointer monthPointer(Rollup r, YearMonth month) throws IOException {
         try (Table t = connection.getTable(layout.rankedIndexTable())) {
-            byte[] v = t.get(new Get(RankedIndexCodec.monthPointerKey(r, month)).addColumn(F, GENERATION)).getValue(F, GENERATION);
-            return v == null ? 0 : Bytes.toLong(v);
+            Result res = t.get(new Get(RankedIndexCodec.monthPointerKey(r, month)).addColumn(F, GENERATION).addColumn(F, DAY_GENERATIONS));
+            byte[] g = res.getValue(F, GENERATION);
+            byte[] d = res.getValue(F, DAY_GENERATIONS);
+            return new MonthPointer(g == null ? 0 : Bytes.toLong(g), d == null ? null : RankedIndexCodec.decodeDayGenerations(d));
         }
     }
 

@@ -52,9 +52,9 @@ import java.util.Objects;
  * generation's <i>content digest</i>: 8 bytes of generation, then 8 of digest, the sum modulo
  * 2<sup>64</sup> of {@link #entryDigest} over every entry row of that generation; it describes the
  * published list only while its generation equals {@code t:g} (a writer that publishes without a
- * digest leaves an older one behind). Order-independent, so writers
- * that produce a day's entries in parallel add their parts; a writer that would produce the same
- * digest keeps the published generation instead of writing an identical one.
+ * digest leaves an older one behind). The sum is order-independent, so writers that produce a
+ * day's entries in parallel add their parts; a writer that would produce the same digest keeps
+ * the published generation instead of writing an identical one.
  *
  * <p>Worked example: rollup {@code campaign}, day 2026-11-01 (epoch day 20,758 = 0x00005116),
  * generation 1, metric {@code clicks}, tenant scope {@code adv1}, value 5, series (adv1, c7):

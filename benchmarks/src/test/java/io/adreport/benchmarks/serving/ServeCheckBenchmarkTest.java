@@ -14,6 +14,9 @@ import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.event.EventParser;
+import io.adreport.schema.inventory.Ad;
+import io.adreport.schema.inventory.ZoneInventory;
+import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
@@ -73,7 +76,10 @@ import java.util.stream.Stream;
  * the check's own read (the profile Get with the check's one multi-prefix filter over the 50
  * campaigns) through the HBase client without HTTP, JSON or cap logic; alone also the bare Get.
  * The checks are driven twice: by {@code wrk}, a separate process ({@link Wrk}; skipped when it
- * is not installed), and by the JDK HttpClient inside this JVM. Also the storage of the view
+ * is not installed), and by the JDK HttpClient inside this JVM. {@code POST /v1/serve/ad} for a
+ * zone of 20 ads (the first 20 campaigns: caps, ranking, two signed beacon URLs; the same single
+ * profile Get) is driven by {@code wrk} alone and beside the same ingest, against the same floors.
+ * Also the storage of the view
  * history per device and campaign (store files of family {@code fc} after a major compaction).
  * Each phase's line gives its start time, to find it in a JFR recording of the whole run
  * ({@code JAVA_TOOL_OPTIONS=-XX:StartFlightRecording=...}): a recording started in the middle of
@@ -88,6 +94,8 @@ import java.util.stream.Stream;
 class ServeCheckBenchmarkTest {
     private static final int DEVICES = Integer.getInteger("bench.devices", 1_000_000);
     private static final int CAMPAIGNS = 50;
+    /** The ads of the one zone the serve/ad phases ask for: one per campaign, the first 20 campaigns. */
+    private static final int ZONE_ADS = 20;
     private static final int CLIENTS = Integer.getInteger("bench.clients", 8);
     private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("bench.seconds", 30));
     /** The Get phases without ingest (the floors beside ingest run as long as the checks beside it). */
@@ -108,10 +116,15 @@ class ServeCheckBenchmarkTest {
         CampaignStore store = new CampaignStore(hbase.connection(), layout);
         List<FrequencyCap> caps = List.of(cap(1, "5m"), cap(2, "2h"), cap(5, "1d"), cap(10, "14d"), cap(20, "120d"));
         List<String> campaignKeys = new ArrayList<>();
+        List<Ad> ads = new ArrayList<>();
         for (int c = 0; c < CAMPAIGNS; c++) {
             store.put(new Campaign("adv" + c % 10, "camp" + c, Campaign.Status.active, null, null, caps, 0));
             campaignKeys.add("adv" + c % 10 + "/camp" + c);
+            if (c < ZONE_ADS) {
+                ads.add(new Ad("adv" + c % 10, "camp" + c, "cr" + c, 1_000_000 + 100_000L * (c % 7), List.of()));
+            }
         }
+        new ZoneStore(hbase.connection(), layout).put(new ZoneInventory("site", "bz", ads, 0));
         long t0 = System.nanoTime();
         long[] loaded = loadProfiles(hbase, layout, hasher, now);
         out.append(String.format("profiles: %,d devices, %,d view cells, %,d segment cells loaded in %.1f s%n",
@@ -147,7 +160,10 @@ class ServeCheckBenchmarkTest {
                 body.append(c == 0 ? "" : ",").append('"').append(campaignKeys.get(c)).append('"');
             }
             String template = body.append("]}").toString();
+            Wrk.clearLog();
             Wrk wrk = Wrk.find(check, key, template, DEVICES);
+            URI serve = URI.create("http://127.0.0.1:" + api.port() + "/v1/serve/ad");
+            Wrk ad = wrk == null ? null : Wrk.find(serve, key, "{\"site\":\"site\",\"zone\":\"bz\",\"device\":\"%s\"}", DEVICES);
             out.append(wrk == null ? "wrk: not installed (apt-get install wrk): the wrk phases are skipped\n"
                     : "wrk: " + wrk.version() + ", -t" + Wrk.THREADS + " -c" + CLIENTS + ", a separate process\n");
             // warm-up: the table's blocks into the block cache (as far as they fit), so no phase pays the first
@@ -159,6 +175,8 @@ class ServeCheckBenchmarkTest {
             checks(check, key, template, Duration.ofSeconds(10));
             if (wrk != null) {
                 wrk.run(CLIENTS, Duration.ofSeconds(10));
+                requireAnAd(serve, key);
+                ad.run(CLIENTS, Duration.ofSeconds(10));
             }
             List<byte[]> prefixes = new ArrayList<>();
             for (int c = 0; c < CAMPAIGNS; c++) {
@@ -170,6 +188,7 @@ class ServeCheckBenchmarkTest {
             out.append(phase("floor, Get with the check's filter, alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN)));
             if (wrk != null) {
                 out.append(phase("checks by wrk, alone", () -> wrk.run(CLIENTS, RUN)));
+                out.append(phase("POST /v1/serve/ad (a zone of " + ZONE_ADS + " ads) by wrk, alone", () -> ad.run(CLIENTS, RUN)));
             }
             out.append(phase("checks by the JDK client, alone", () -> checks(check, key, template, RUN)));
 
@@ -184,6 +203,7 @@ class ServeCheckBenchmarkTest {
             out.append(phase("floor, Get with the check's filter," + beside, () -> ingest.during(() -> floor(hbase, layout, hasher, checkGet, RUN))));
             if (wrk != null) {
                 out.append(phase("checks by wrk," + beside, () -> ingest.during(() -> wrk.run(CLIENTS, RUN))));
+                out.append(phase("POST /v1/serve/ad by wrk," + beside, () -> ingest.during(() -> ad.run(CLIENTS, RUN))));
             }
             out.append(phase("checks by the JDK client," + beside, () -> ingest.during(() -> checks(check, key, template, RUN))));
             out.append(phase("floor, Get with the check's filter, again," + beside,
@@ -298,6 +318,16 @@ class ServeCheckBenchmarkTest {
         double cores = (os.getProcessCpuTime() - cpu0) / (double) (System.nanoTime() - t0);
         return String.format("%-95s %s; this JVM %.2f cores; load average %.2f; from %s%n", name + ":", result, cores,
                 os.getSystemLoadAverage(), started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    }
+
+    /** One ad request answered with an ad: the serve/ad phases measure a choice, not an empty zone. */
+    private static void requireAnAd(URI serve, String key) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(serve).header("Authorization", "Bearer " + key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"site\":\"site\",\"zone\":\"bz\",\"device\":\"bench-device-1\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().contains("\"impressionId\"")) {
+            throw new IllegalStateException("POST /v1/serve/ad did not choose an ad: " + r.statusCode() + " " + r.body());
+        }
     }
 
     private static String checks(URI check, String key, String template, Duration d) throws Exception {

@@ -15,9 +15,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The check phases' load from outside the serving JVM: {@code wrk} (closed loop, one request per
+ * The serving phases' load from outside the serving JVM: {@code wrk} (closed loop, one request per
  * connection at a time, like {@link ClosedLoop}) with {@code serve-check.lua}, which posts a
- * check for a random device of the loaded set. The script reads the device count, the key and
+ * body (a check or an ad request) for a random device of the loaded set. The script reads the device count, the key and
  * the body around the device id from a file written here. Every run's full output goes to
  * {@code target/serve-bench-wrk.log}; a run with any non-2xx answer or socket error is marked
  * INVALID in its summary line.
@@ -58,10 +58,15 @@ final class Wrk {
             Files.write(script, in.readAllBytes());
         }
         int at = template.indexOf("%s");
-        Path params = Path.of("target", "serve-check-wrk.txt").toAbsolutePath();
+        String route = url.getPath().substring(url.getPath().lastIndexOf('/') + 1);
+        Path params = Path.of("target", "serve-" + route + "-wrk.txt").toAbsolutePath();
         Files.writeString(params, devices + "\n" + key + "\n" + template.substring(0, at) + "\n" + template.substring(at + 2) + "\n");
-        Files.deleteIfExists(LOG);
         return new Wrk(version.trim(), url, script, params);
+    }
+
+    /** Starts the run log ({@code target/serve-bench-wrk.log}) afresh; every run appends to it. */
+    static void clearLog() throws IOException {
+        Files.deleteIfExists(LOG);
     }
 
     String version() {

@@ -1,4 +1,5 @@
--- wrk script of ServeCheckBenchmarkTest: POST /v1/serve/check for a random device of the loaded set.
+-- wrk script of ServeCheckBenchmarkTest: POST a check (/v1/serve/check) or an ad request (/v1/serve/ad)
+-- for a random device of the loaded set.
 -- Its one argument is a file the benchmark writes, one value a line:
 --   the number of loaded devices (ids bench-device-0 .. N-1), the adserver key,
 --   the body before the device id, the body after it.

@@ -312,12 +312,55 @@ class ServeCheckBenchmarkTest {
     private static String phase(String name, Callable<String> phase) throws Exception {
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
+        Map<String, Long> threads0 = cpuByThreadGroup();
         long t0 = System.nanoTime();
         Instant started = Instant.now(); // to find the phase in a JFR recording of the whole run
         String result = phase.call();
         double cores = (os.getProcessCpuTime() - cpu0) / (double) (System.nanoTime() - t0);
-        return String.format("%-95s %s; this JVM %.2f cores; load average %.2f; from %s%n", name + ":", result, cores,
-                os.getSystemLoadAverage(), started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        Map<String, Long> threads1 = cpuByThreadGroup();
+        return String.format("%-95s %s; this JVM %.2f cores; load average %.2f; from %s%n%s", name + ":", result, cores,
+                os.getSystemLoadAverage(), started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
+                perRequest(threads0, threads1, result));
+    }
+
+    private static final java.util.regex.Pattern REQUESTS = java.util.regex.Pattern.compile("([\\d,]+) requests");
+
+    /**
+     * CPU of each live thread of this JVM (user + system, {@code ThreadMXBean}: exact, where a
+     * sampling profiler's share depends on how many threads it can see), summed by thread name with
+     * digits cut: the region server's handlers, Jetty, the profile readers, the HBase client.
+     */
+    private static Map<String, Long> cpuByThreadGroup() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Long> out = new java.util.HashMap<>();
+        for (java.lang.management.ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (t == null) {
+                continue;
+            }
+            long ns = mx.getThreadCpuTime(t.getThreadId());
+            if (ns > 0) {
+                out.merge(t.getThreadName().replaceAll("\\d+", "N"), ns, Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /** The phase's CPU per request by thread group, the largest six, one line (threads that ended meanwhile are not in it). */
+    private static String perRequest(Map<String, Long> before, Map<String, Long> after, String result) {
+        java.util.regex.Matcher m = REQUESTS.matcher(result);
+        if (!m.find()) {
+            return "";
+        }
+        long requests = Long.parseLong(m.group(1).replace(",", ""));
+        StringBuilder line = new StringBuilder("    CPU per request by thread group:");
+        after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(6)
+                .forEach(e -> line.append(String.format(" %.1f µs %s;", e.getValue() / 1e3 / requests,
+                        e.getKey().length() > 40 ? e.getKey().substring(0, 40) : e.getKey())));
+        return line.append('\n').toString();
     }
 
     /** One ad request answered with an ad: the serve/ad phases measure a choice, not an empty zone. */

@@ -110,21 +110,6 @@ public final class ViewCells {
     }
 
     /**
-     * Length of the campaign part ({@code advertiser 0x00 campaign 0x00}) of a qualifier of
-     * {@code qualifierLength} bytes written by {@link #qualifier}: two views of one campaign have
-     * the same length and the same first bytes, so a reader that has decoded a campaign's first
-     * cell can tell the next one by comparing bytes, without decoding ({@link #tsMillis}).
-     */
-    public static int campaignPartLength(int qualifierLength) {
-        return qualifierLength - SUFFIX;
-    }
-
-    /** The view's time of a qualifier written by {@link #qualifier} (as {@link #decode} reads it), without decoding its campaign. */
-    public static long tsMillis(byte[] q, int off, int len) {
-        return Long.MAX_VALUE - org.apache.hadoop.hbase.util.Bytes.toLong(q, off + len - SUFFIX);
-    }
-
-    /**
      * The count bound over one row's {@code fc} cells: fed them in stored order (by campaign, newest
      * first within it, as a Get or Scan returns them, whole or in pieces), one at a time, it answers
      * whether each lies beyond the newest {@code keep} of its campaign — what the nightly trim

@@ -29,18 +29,6 @@ class ViewCellsTest {
     }
 
     @Test
-    void aViewsTimeAndCampaignPartAreReadWithoutDecoding() {
-        byte[] q = ViewCells.qualifier("a1", "c1", 1_000L, "imp-1");
-        byte[] padded = new byte[q.length + 7];
-        System.arraycopy(q, 0, padded, 3, q.length);
-        assertEquals(1_000L, ViewCells.tsMillis(padded, 3, q.length));
-        assertEquals(6, ViewCells.campaignPartLength(q.length), "\"a1\" 00 \"c1\" 00");
-        byte[] other = ViewCells.qualifier("a1", "c2", 5_000L, "imp-2");
-        assertEquals(q.length, other.length);
-        assertTrue(!Arrays.equals(q, 0, 6, other, 0, 6), "another campaign of the same length differs in its campaign part");
-    }
-
-    @Test
     void newerViewsSortFirstWithinACampaign() {
         byte[] older = ViewCells.qualifier("a", "c", 1_000L, "x");
         byte[] newer = ViewCells.qualifier("a", "c", 2_000L, "x");

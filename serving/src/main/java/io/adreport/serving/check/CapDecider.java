@@ -58,14 +58,6 @@ public final class CapDecider {
     private final java.util.concurrent.atomic.AtomicLong lastDegradedLog = new java.util.concurrent.atomic.AtomicLong();
     private final PacingService pacing;
     private final Supplier<RandomGenerator> rng;
-    /**
-     * Each campaign's view-qualifier prefix, by campaign key ({@code advertiser/campaign} names it
-     * for good, so an entry never goes stale): a check asks for up to 50 campaigns and would
-     * otherwise encode each one's prefix anew. Bounded: emptied when it reaches
-     * {@link #MAX_PREFIXES} keys (the registry's campaigns are far fewer).
-     */
-    private final java.util.concurrent.ConcurrentHashMap<String, byte[]> prefixes = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int MAX_PREFIXES = 100_000;
 
     /**
      * With budgets: a campaign the {@code pacing} service marks exhausted is refused
@@ -122,19 +114,6 @@ public final class CapDecider {
         return unidentified.isUnidentifiedRaw(rawDevice) ? null : hashes.current(rawDevice);
     }
 
-    /** The prefix of {@code c}'s views (shared; the filter only reads it). */
-    private byte[] prefixOf(String key, Campaign c) {
-        byte[] p = prefixes.get(key);
-        if (p == null) {
-            if (prefixes.size() >= MAX_PREFIXES) {
-                prefixes.clear();
-            }
-            p = ViewCells.prefix(c.advertiser(), c.campaign());
-            prefixes.put(key, p);
-        }
-        return p;
-    }
-
     Decision decide(String rawDevice, Collection<String> campaignKeys) throws IOException {
         long now = clock.millis();
         LocalDate today = UtcDay.dateToday(clock);
@@ -153,7 +132,7 @@ public final class CapDecider {
                 }
             }
             if (c.isPresent() && c.get().servesOn(today) && !c.get().caps().isEmpty()) {
-                prefixes.add(prefixOf(key, c.get()));
+                prefixes.add(ViewCells.prefix(c.get().advertiser(), c.get().campaign()));
             }
         }
         boolean unknownDevice = unidentified.isUnidentifiedRaw(rawDevice);

@@ -27,7 +27,6 @@ import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.FamilyFilter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Reads one device's profile with exactly one Get: all of family {@code seg} and, of family
@@ -139,7 +138,6 @@ final class ProfileReader {
         Map<String, long[]> views = new HashMap<>();
         ViewCells.CountBound bound = new ViewCells.CountBound(ViewCells.MAX_VIEWS_KEPT);
         String runKey = null;
-        Cell runCell = null; // the current run's first cell: a cell of the same campaign is told by its bytes
         long[] run = new long[16];
         int inRun = 0;
         for (Cell c : cells == null ? NO_CELLS : cells) {
@@ -151,28 +149,18 @@ final class ProfileReader {
             if (bound.beyond(c)) {
                 continue; // beyond the newest K of its campaign: not needed (see the class comment)
             }
-            byte[] q = c.getQualifierArray();
-            int qOff = c.getQualifierOffset();
-            int qLen = c.getQualifierLength();
-            long ts;
-            if (runKey != null && qLen == runCell.getQualifierLength()
-                    && Bytes.equals(q, qOff, ViewCells.campaignPartLength(qLen),
-                            runCell.getQualifierArray(), runCell.getQualifierOffset(), ViewCells.campaignPartLength(qLen))) {
-                ts = ViewCells.tsMillis(q, qOff, qLen); // the run's campaign again: only its time is new
-            } else {
-                ViewCells.View v = ViewCells.decode(q, qOff, qLen);
+            ViewCells.View v = ViewCells.decode(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+            if (!v.campaignKey().equals(runKey)) {
                 if (runKey != null) {
                     views.put(runKey, Arrays.copyOf(run, inRun));
                 }
                 runKey = v.campaignKey();
-                runCell = c;
                 inRun = 0;
-                ts = v.tsMillis();
             }
             if (inRun == run.length) {
                 run = Arrays.copyOf(run, run.length * 2);
             }
-            run[inRun++] = ts;
+            run[inRun++] = v.tsMillis();
         }
         if (runKey != null) {
             views.put(runKey, Arrays.copyOf(run, inRun));

@@ -96,6 +96,8 @@ class ServeCheckBenchmarkTest {
     private static final int CAMPAIGNS = 50;
     /** The ads of the one zone the serve/ad phases ask for: one per campaign, the first 20 campaigns. */
     private static final int ZONE_ADS = 20;
+    /** An ad request for that zone, with {@code %s} where the raw device id goes. */
+    private static final String AD_REQUEST = "{\"site\":\"site\",\"zone\":\"bz\",\"device\":\"%s\"}";
     private static final int CLIENTS = Integer.getInteger("bench.clients", 8);
     private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("bench.seconds", 30));
     /** The Get phases without ingest (the floors beside ingest run as long as the checks beside it). */
@@ -163,7 +165,7 @@ class ServeCheckBenchmarkTest {
             Wrk.clearLog();
             Wrk wrk = Wrk.find(check, key, template, DEVICES);
             URI serve = URI.create("http://127.0.0.1:" + api.port() + "/v1/serve/ad");
-            Wrk ad = wrk == null ? null : Wrk.find(serve, key, "{\"site\":\"site\",\"zone\":\"bz\",\"device\":\"%s\"}", DEVICES);
+            Wrk ad = wrk == null ? null : Wrk.find(serve, key, AD_REQUEST, DEVICES);
             out.append(wrk == null ? "wrk: not installed (apt-get install wrk): the wrk phases are skipped\n"
                     : "wrk: " + wrk.version() + ", -t" + Wrk.THREADS + " -c" + CLIENTS + ", a separate process\n");
             // warm-up: the table's blocks into the block cache (as far as they fit), so no phase pays the first
@@ -366,7 +368,7 @@ class ServeCheckBenchmarkTest {
     /** One ad request answered with an ad: the serve/ad phases measure a choice, not an empty zone. */
     private static void requireAnAd(URI serve, String key) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(serve).header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofString("{\"site\":\"site\",\"zone\":\"bz\",\"device\":\"bench-device-1\"}")).build(),
+                .POST(HttpRequest.BodyPublishers.ofString(String.format(AD_REQUEST, "bench-device-1"))).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200 || !r.body().contains("\"impressionId\"")) {
             throw new IllegalStateException("POST /v1/serve/ad did not choose an ad: " + r.statusCode() + " " + r.body());

@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
 /**
  * The serving phases' load from outside the serving JVM: {@code wrk} (closed loop, one request per
  * connection at a time, like {@link ClosedLoop}) with {@code serve-check.lua}, which posts a
- * body (a check or an ad request) for a random device of the loaded set. The script reads the device count, the key and
- * the body around the device id from a file written here. Every run's full output goes to
+ * body (a check or an ad request) for a random device of the loaded set. The script reads the
+ * device count, the key and the body around the device id from a file written here, one file per
+ * route. Every run's full output goes to
  * {@code target/serve-bench-wrk.log}; a run with any non-2xx answer or socket error is marked
  * INVALID in its summary line.
  */

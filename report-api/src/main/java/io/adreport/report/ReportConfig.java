@@ -55,7 +55,8 @@ public record ReportConfig(int port, long maxRowsScanned, int maxBuckets, int ma
             .define("report.query.timeout.ms", Type.DURATION_MS, "30000", ConfigDef.atLeast(100),
                     "How long one report may wait for its HBase reads (503 after)")
             .define("report.key.cache.ms", Type.DURATION_MS, "2000", ConfigDef.between(0, 60_000),
-                    "API key lookups are cached this long; a revoked key stops working within it")
+                    "API key lookups are cached this long, then read again in the background; "
+                            + "a key revoked elsewhere stops working within it plus one lookup")
             .define("report.key.cache.size", Type.INT, "10000", ConfigDef.between(1, 1_000_000),
                     "Most cached API key lookups")
             .define("report.key.lookup.ms", Type.DURATION_MS, "1000", ConfigDef.between(10, 60_000),

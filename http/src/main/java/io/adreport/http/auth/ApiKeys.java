@@ -20,7 +20,12 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import io.adreport.schema.threads.DaemonThreads;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -38,22 +43,44 @@ import java.util.concurrent.atomic.LongAdder;
  * through this instance stops at once. The cache holds at most {@code maxEntries}; when full it
  * is emptied (simple, bounded, and a refill costs one get per active key).
  *
+ * <p><b>Refresh in the background.</b> An expired entry whose last read is younger than
+ * {@code staleFor} is answered at once and read again on a refresher thread, so no request waits
+ * for the meta table once its key has been seen: a bid-path request keeps its own deadline
+ * ({@code serve.deadline.ms}) even when the meta table's region server has stopped (it used to pay
+ * the lookup deadline, {@code report.key.lookup.ms}, on top, once per key and {@code ttl}). A key
+ * revoked by another process therefore keeps working for at most {@code ttl} plus one lookup.
+ * Only a key never seen, or one whose last read is older than {@code staleFor}, is looked up on the
+ * request thread.
+ *
  * <p><b>When the meta table does not answer.</b> The store reads under a short deadline
- * ({@code report.key.lookup.ms}). If an expired entry's refresh fails (a region server holding the
- * meta table stopped or gone), the last known answer keeps serving for up to {@code staleFor}
- * after it was last read ({@code report.key.stale.ms}) and the next refresh is tried one
- * {@code ttl} later, so the bid path pays the lookup deadline at most once per key and
- * {@code ttl} instead of failing every request. A key never seen before still fails (503): it
- * has no last known answer. Counted by {@link #staleAnswers()}.
+ * ({@code report.key.lookup.ms}). If a refresh fails (a region server holding the meta table
+ * stopped or gone), the last known answer keeps serving for up to {@code staleFor} after it was
+ * last read ({@code report.key.stale.ms}) and the next refresh is tried one {@code ttl} later. A key
+ * never seen before still fails (503): it has no last known answer; so does one past
+ * {@code staleFor}. Counted by {@link #staleAnswers()}.
  *
  * <p><b>Concurrency.</b> Thread-safe: a concurrent map of immutable entries. An expired entry is
- * refreshed by the one thread that replaces it with an extended copy; others answer from that
+ * refreshed by the one thread that replaces it with an extended copy (it hands the lookup to the
+ * refresher pool: {@value #REFRESHERS} daemon threads, {@value #REFRESH_QUEUE} waiting refreshes; a
+ * refresh that does not fit is dropped and tried one {@code ttl} later); others answer from that
  * copy meanwhile (at most one lookup per key at a time). Two threads missing a key never seen
  * both read the meta table, which is harmless.
  */
 public final class ApiKeys {
     public static final String PREFIX = "ak_";
     private static final int KEY_BYTES = 32;
+    static final int REFRESHERS = 2;
+    static final int REFRESH_QUEUE = 1024;
+    /** SHA-256 per thread: {@code MessageDigest.getInstance} looks the provider up on every call. */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    });
+    /** Background refreshes of expired entries, shared by the process's instances (one per service). */
+    private static final ThreadPoolExecutor REFRESH = refresher();
 
     /** A stored key, without the key itself. */
     public record KeyInfo(String hash, String role, Instant createdAt, Instant revokedAt) {
@@ -199,6 +226,32 @@ public final class ApiKeys {
                 return other.role();
             }
         }
+        if (c != null && now.isBefore(c.read().plus(staleFor))) {
+            try {
+                REFRESH.execute(() -> refresh(hash, c));
+            } catch (RejectedExecutionException full) {
+                // dropped: the extended entry serves, the next refresh is one ttl later
+            }
+            return c.role();
+        }
+        return lookup(hash, c, now);
+    }
+
+    /** The background refresh of {@code hash}, whose last known answer is {@code last}. */
+    private void refresh(String hash, Cached last) {
+        try {
+            lookup(hash, last, clock.instant());
+        } catch (UncheckedIOException e) {
+            // the last answer passed staleFor meanwhile: its entry is gone, the next request looks the key up itself
+        } catch (RuntimeException e) {
+            // any other failure of the store: as a silent meta table, the extended entry serves until the next refresh
+            staleAnswers.increment();
+            org.slf4j.LoggerFactory.getLogger(ApiKeys.class).warn("refreshing an API key failed; its last answer keeps serving", e);
+        }
+    }
+
+    /** Reads {@code hash} from the meta table and caches the answer; on failure the last known answer within staleFor. */
+    private Optional<Role> lookup(String hash, Cached c, Instant now) {
         lookups.increment();
         Optional<Role> role;
         try {
@@ -223,7 +276,7 @@ public final class ApiKeys {
         return lookups.sum();
     }
 
-    /** Requests answered from a last known answer because the meta table did not answer. */
+    /** Refreshes (and lookups) the meta table did not answer, answered from the last known answer instead. */
     public long staleAnswers() {
         return staleAnswers.sum();
     }
@@ -246,10 +299,13 @@ public final class ApiKeys {
 
     /** SHA-256 of the key, lower-case hex: what the meta table stores. */
     public static String hash(String key) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is always available", e);
-        }
+        return HexFormat.of().formatHex(SHA_256.get().digest(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static ThreadPoolExecutor refresher() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(REFRESHERS, REFRESHERS, 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(REFRESH_QUEUE), DaemonThreads.numbered("adreport-key-refresh"));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 }

@@ -94,8 +94,8 @@ public final class ReportApi {
             // Key lookups and day states are read on every request: bounded like the report's own reads.
             Duration timeout = config.queryTimeout();
             ApiKeys keys = apiKeys(new ApiKeyStore(connection, layout, clock, min(timeout, config.keyLookup())), cube, config, clock);
-            metrics.gauge("adreport_api_key_stale_answers", "Requests authenticated from a key's last known answer because "
-                    + "the meta table did not answer its lookup (report.key.stale.ms); counts up", keys::staleAnswers);
+            metrics.gauge("adreport_api_key_stale_answers", "Key refreshes the meta table did not answer, the key served from its last known answer "
+                    + "meanwhile (report.key.stale.ms); counts up", keys::staleAnswers);
             return new Deps(cube, layout, connection, new DayStatusStore(connection, layout, clock, timeout),
                     new HeartbeatStore(connection, layout, clock, timeout), keys, metrics, clock, config);
         }

@@ -150,7 +150,9 @@ class ServeCheckBenchmarkTest {
                 ServeConfig.of(Map.of()), Clock.systemUTC(), metrics, io.adreport.schema.trust.BeaconSigner.of(
                         io.adreport.schema.trust.TrustConfig.defaults(), Clock.systemUTC()));
         Javalin api = ReportApi.create(deps, Stream.concat(CampaignRoutes.create(deps.connection(), deps.layout(), deps.days(), deps.clock(),
-                PacingRates.NONE).stream(), serving.routes().stream()).toList()).start("127.0.0.1", 0);
+                PacingRates.NONE).stream(), Stream.concat(serving.routes().stream(), Stream.of(HttpFloor.route()))).toList())
+                .start("127.0.0.1", 0);
+        org.eclipse.jetty.server.Server bareJetty = HttpFloor.bareJetty();
         String key = deps.keys().create("adserver");
         Aggregator agg = Aggregator.start(hbase.connection(), layout, new EventParser(cube, Clock.systemUTC(), Duration.ofDays(7), hasher),
                 AggregatorConfig.of(Map.of("ingest.port", "0", "aggregator.id", "serve-bench")), Clock.systemUTC(),
@@ -175,10 +177,13 @@ class ServeCheckBenchmarkTest {
                             * Runtime.getRuntime().maxMemory()) >> 20));
             // and the JIT, 10 s of each client: after 5 s of each, C2 was still compiling the check path in the first phase
             checks(check, key, template, Duration.ofSeconds(10));
+            URI apiFloor = URI.create("http://127.0.0.1:" + api.port() + HttpFloor.PATH);
             if (wrk != null) {
                 wrk.run(CLIENTS, Duration.ofSeconds(10));
                 requireAnAd(serve, key);
                 ad.run(CLIENTS, Duration.ofSeconds(10));
+                wrk.run(HttpFloor.url(bareJetty), CLIENTS, Duration.ofSeconds(10));
+                wrk.run(apiFloor, CLIENTS, Duration.ofSeconds(10));
             }
             List<byte[]> prefixes = new ArrayList<>();
             for (int c = 0; c < CAMPAIGNS; c++) {
@@ -189,6 +194,9 @@ class ServeCheckBenchmarkTest {
             out.append(phase("floor, bare Get (client, no HTTP), alone", () -> floor(hbase, layout, hasher, null, GET_RUN)));
             out.append(phase("floor, Get with the check's filter, alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN)));
             if (wrk != null) {
+                // the HTTP floors: the check's request and an answer of its shape, no HBase, no cap logic (HttpFloor)
+                out.append(phase("HTTP floor: a bare Jetty handler (no HBase), by wrk", () -> wrk.run(HttpFloor.url(bareJetty), CLIENTS, GET_RUN)));
+                out.append(phase("HTTP floor: a route of this API's server (no HBase), by wrk", () -> wrk.run(apiFloor, CLIENTS, GET_RUN)));
                 out.append(phase("checks by wrk, alone", () -> wrk.run(CLIENTS, RUN)));
                 out.append(phase("POST /v1/serve/ad (a zone of " + ZONE_ADS + " ads) by wrk, alone", () -> ad.run(CLIENTS, RUN)));
             }
@@ -216,6 +224,7 @@ class ServeCheckBenchmarkTest {
             Files.writeString(Path.of("target", "serve-bench.txt"), out);
             System.err.print(out);
         } finally {
+            bareJetty.stop();
             api.stop();
             serving.close();
             agg.close();

@@ -74,10 +74,20 @@ final class Wrk {
         return version;
     }
 
-    /** One closed-loop run of {@code connections} connections for {@code d}; the summary line. */
+    /**
+     * One closed-loop run of {@code connections} connections for {@code d}; the summary line, with
+     * the CPU {@code wrk} itself used per request (user + system, the shell's {@code times} after it
+     * exits): the load generator's share of the two cores, which an in-process floor does not pay.
+     */
     String run(int connections, Duration d) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("wrk", "-t" + THREADS, "-c" + connections, "-d" + d.toSeconds() + "s", "--latency",
-                "--timeout", "10s", "-s", script.toString(), url.toString(), "--", params.toString())
+        return run(url, connections, d);
+    }
+
+    /** As {@link #run(int, Duration)}, against {@code target} (another server of the same request: a floor). */
+    String run(URI target, int connections, Duration d) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", "wrk \"$@\"; s=$?; times; exit $s", "sh",
+                "-t" + THREADS, "-c" + connections, "-d" + d.toSeconds() + "s", "--latency",
+                "--timeout", "10s", "-s", script.toString(), target.toString(), "--", params.toString())
                 .redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(d.toSeconds() + 60, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -94,10 +104,23 @@ final class Wrk {
             r.put(kv.substring(0, eq), Long.parseLong(kv.substring(eq + 1)));
         }
         long errors = r.get("connect") + r.get("read") + r.get("write") + r.get("timeout");
-        String line = String.format("%,d requests, %,.0f/s with %d connections, p50 %.2f ms, p99 %.2f ms, max %.1f ms",
+        String line = String.format("%,d requests, %,.0f/s with %d connections, p50 %.2f ms, p99 %.2f ms, max %.1f ms; wrk %s",
                 r.get("requests"), r.get("requests") / (r.get("duration_us") / 1e6), connections, r.get("p50_us") / 1e3,
-                r.get("p99_us") / 1e3, r.get("max_us") / 1e3);
+                r.get("p99_us") / 1e3, r.get("max_us") / 1e3, cpuPerRequest(output, r.get("requests")));
         return r.get("non2xx") + errors == 0 ? line
                 : "INVALID (" + r.get("non2xx") + " non-2xx answers, " + errors + " socket errors): " + line;
+    }
+
+    /** {@code times} prints the shell's own user and system time, then its children's: wrk's, the last such line. */
+    private static final Pattern TIMES = Pattern.compile("(?m)^(\\d+)m([\\d.]+)s (\\d+)m([\\d.]+)s$");
+
+    private static String cpuPerRequest(String output, long requests) {
+        Matcher m = TIMES.matcher(output);
+        double seconds = -1;
+        while (m.find()) {
+            seconds = Long.parseLong(m.group(1)) * 60 + Double.parseDouble(m.group(2)) + Long.parseLong(m.group(3)) * 60
+                    + Double.parseDouble(m.group(4));
+        }
+        return seconds < 0 || requests == 0 ? "CPU not reported" : String.format("%.1f µs CPU per request", seconds * 1e6 / requests);
     }
 }

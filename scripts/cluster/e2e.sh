@@ -316,8 +316,10 @@ s_stale_and_deadline() {
   regions_settled 180 worker1 worker2 || return 1
   echo "profiles regions: $victim ${held[$victim]}, $other ${held[$other]}; stopped for $stopped_for s; timeline API: $tl; plain API: $plain" >&2
   expect_eq "checks answered through the main API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$plain")" || { echo "$plain"; return 1; }
-  python3 -c "import json,sys; sys.exit(0 if json.loads(sys.argv[1])['max_seconds'] < 10 else 1)" "$plain" \
-    || { echo "a check waited past 10 s (HBase's timeout, not the 500 ms deadline): $plain"; return 1; }
+  # The 500 ms deadline and a margin for the client and the two cores; a check used to wait out the API
+  # key's refresh (report.key.lookup.ms, 1 s) first when the meta table's region server was the stopped one.
+  python3 -c "import json,sys; sys.exit(0 if json.loads(sys.argv[1])['max_seconds'] < 1.0 else 1)" "$plain" \
+    || { echo "a check through the main API took 1 s or more against its 500 ms deadline: $plain"; return 1; }
   [ "$($PY field degraded <<<"$plain")" -gt 0 ] || { echo "no check answered degraded with $victim (${held[$victim]} profiles regions) stopped: $plain"; return 1; }
   expect_eq "checks answered through the timeline API with $victim stopped" "${#devices[@]}" "$($PY field answered <<<"$tl")" || { echo "$tl"; return 1; }
   [ "$($PY field stale <<<"$tl")" -gt 0 ] || { echo "no check answered by a secondary replica (stale) with $victim stopped for $stopped_for s (${held[$victim]} profiles regions there, ${held[$other]} on $other): $tl"; return 1; }

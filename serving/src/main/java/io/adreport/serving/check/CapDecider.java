@@ -7,6 +7,7 @@ import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.event.DeviceHashes;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.UnidentifiedDevices;
+import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
 import io.adreport.campaigns.registry.CampaignRegistry;
@@ -118,8 +119,7 @@ public final class CapDecider {
         LocalDate today = UtcDay.dateToday(clock);
         Map<String, Optional<Campaign>> campaigns = new LinkedHashMap<>();
         Map<String, String> budgetReasons = new java.util.HashMap<>();
-        List<Campaign> capped = new ArrayList<>();
-        List<String> cappedKeys = new ArrayList<>();
+        List<byte[]> prefixes = new ArrayList<>();
         RandomGenerator random = pacing == null ? null : rng.get();
         for (String key : campaignKeys) {
             Optional<Campaign> c = registry.find(key);
@@ -132,8 +132,7 @@ public final class CapDecider {
                 }
             }
             if (c.isPresent() && c.get().servesOn(today) && !c.get().caps().isEmpty()) {
-                capped.add(c.get());
-                cappedKeys.add(key);
+                prefixes.add(ViewCells.prefix(c.get().advertiser(), c.get().campaign()));
             }
         }
         boolean unknownDevice = unidentified.isUnidentifiedRaw(rawDevice);
@@ -141,7 +140,7 @@ public final class CapDecider {
         boolean degraded = false;
         if (!unknownDevice) {
             try {
-                p = reader.read(hashes.all(rawDevice), capped, cappedKeys); // two rows only while the secret rotates
+                p = reader.read(hashes.all(rawDevice), prefixes); // two rows only while the secret rotates
             } catch (IOException e) {
                 if (!degradeOnFailure) {
                     throw e;

@@ -1,6 +1,5 @@
 package io.adreport.serving.check;
 
-import io.adreport.schema.campaign.Campaign;
 import io.adreport.schema.hbase.DeadlineReads;
 import io.adreport.schema.hbase.TimedTables;
 import io.adreport.schema.profile.ProfileKey;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
@@ -27,7 +25,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.FamilyFilter;
-import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
 
@@ -65,7 +62,6 @@ final class ProfileReader {
     private final ProfileKey keys;
     private final boolean timeline;
     private final Duration deadline;
-    private final ConcurrentHashMap<List<String>, Filter> filters = new ConcurrentHashMap<>();
 
     /**
      * @param deadline how long one read may take in all (operation and RPC timeout of its Table);
@@ -97,69 +93,26 @@ final class ProfileReader {
 
     /** The one Get of a check: row {@code row}, its segments and the views of each campaign asked. */
     static Get get(byte[] row, List<byte[]> campaignPrefixes) {
-        return get(row, viewFilter(campaignPrefixes));
-    }
-
-    /** As above with the filter of {@link #viewFilter} (null: no campaign asked, segments only). */
-    private static Get get(byte[] row, Filter viewFilter) {
         Get get = new Get(row).addFamily(TableLayout.SEGMENT_FAMILY);
-        if (viewFilter != null) {
+        if (!campaignPrefixes.isEmpty()) {
             get.addFamily(TableLayout.VIEW_FAMILY);
-            get.setFilter(viewFilter);
+            get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ONE,
+                    new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.SEGMENT_FAMILY)),
+                    new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                            new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.VIEW_FAMILY)),
+                            new MultipleColumnPrefixFilter(campaignPrefixes.toArray(byte[][]::new)))));
         }
         return get;
     }
 
-    /** All of family {@code seg}, and of family {@code fc} the views under the prefixes; null for no prefix. */
-    private static Filter viewFilter(List<byte[]> campaignPrefixes) {
-        if (campaignPrefixes.isEmpty()) {
-            return null;
-        }
-        return new FilterList(FilterList.Operator.MUST_PASS_ONE,
-                new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.SEGMENT_FAMILY)),
-                new FilterList(FilterList.Operator.MUST_PASS_ALL,
-                        new FamilyFilter(CompareOperator.EQUAL, new BinaryComparator(TableLayout.VIEW_FAMILY)),
-                        new MultipleColumnPrefixFilter(campaignPrefixes.toArray(byte[][]::new))));
-    }
-
     /**
-     * The filter for these campaigns, made once per distinct list of campaign keys. Making it sorts
-     * the prefixes into the filter's tree set, about a tenth of a check's request thread with 50
-     * campaigns (JFR, 2026-12-06); an ad server asks about the same candidate lists over and over (a
-     * zone's ads, a placement's line items). A filter is only read once made (the client serializes
-     * it into each request), so one instance serves concurrent Gets. Bounded: emptied when
-     * {@link #MAX_FILTERS} lists are held.
+     * The profile of the device stored under {@code deviceHashes}: one hash, one Get; two (current
+     * first, while the device secret rotates) are read in one multi-Get and merged ({@link #merge}).
      */
-    private Filter viewFilter(List<Campaign> campaigns, List<String> campaignKeys) {
-        if (campaignKeys.isEmpty()) {
-            return null;
-        }
-        Filter f = filters.get(campaignKeys);
-        if (f == null) {
-            List<byte[]> prefixes = new ArrayList<>(campaigns.size());
-            for (Campaign c : campaigns) {
-                prefixes.add(ViewCells.prefix(c.advertiser(), c.campaign()));
-            }
-            f = viewFilter(prefixes);
-            if (filters.size() >= MAX_FILTERS) {
-                filters.clear();
-            }
-            filters.put(List.copyOf(campaignKeys), f);
-        }
-        return f;
-    }
-
-    /**
-     * The profile of the device stored under {@code deviceHashes}, with the views of
-     * {@code campaigns} (their keys, {@code advertiser/campaign}, in the same order, in
-     * {@code campaignKeys}): one hash, one Get; two (current first, while the device secret
-     * rotates) are read in one multi-Get and merged ({@link #merge}).
-     */
-    Profile read(List<String> deviceHashes, List<Campaign> campaigns, List<String> campaignKeys) throws IOException {
-        Filter filter = viewFilter(campaigns, campaignKeys);
+    Profile read(List<String> deviceHashes, List<byte[]> campaignPrefixes) throws IOException {
         List<Get> gets = new ArrayList<>(deviceHashes.size());
         for (String hash : deviceHashes) {
-            Get get = get(keys.row(hash), filter);
+            Get get = get(keys.row(hash), campaignPrefixes);
             if (timeline) {
                 get.setConsistency(Consistency.TIMELINE);
             }
@@ -290,9 +243,6 @@ final class ProfileReader {
     private interface Read<T> {
         T run() throws IOException;
     }
-
-    /** Most campaign lists whose filter is kept ({@link #viewFilter(List, List)}). */
-    static final int MAX_FILTERS = 4096;
 
     /** Most profile reads in flight at once under a deadline (each also bounded by its Table's timeouts). */
     static final int MAX_READERS = 256;

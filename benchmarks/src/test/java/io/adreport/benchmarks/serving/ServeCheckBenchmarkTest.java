@@ -79,6 +79,10 @@ import java.util.stream.Stream;
  * is not installed), and by the JDK HttpClient inside this JVM. {@code POST /v1/serve/ad} for a
  * zone of 20 ads (the first 20 campaigns: caps, ranking, two signed beacon URLs; the same single
  * profile Get) is driven by {@code wrk} alone and beside the same ingest, against the same floors.
+ * Two HTTP floors, also by {@code wrk} in the same run, show what HTTP and JSON alone cost a check
+ * ({@link HttpFloor}: the check's request parsed and an answer of its shape written, no HBase): a
+ * bare Jetty handler, and a route of the API's own server. Each {@code wrk} line gives the CPU
+ * {@code wrk} itself used per request, the load generator's share of the cores.
  * Also the storage of the view
  * history per device and campaign (store files of family {@code fc} after a major compaction).
  * Each phase's line gives its start time, to find it in a JFR recording of the whole run

@@ -26,9 +26,9 @@ import org.apache.hadoop.hbase.client.Scan;
  * same run (docs/BENCHMARKS.md): the same 48-row skip-scan took 0.40 ms p50 by
  * {@code AsyncTable.scanAll} against 0.64 ms by the {@code Table} scanner, before the pool hop.
  * The bid path's profile Get was tried through it and kept on the blocking client
- * (docs/benchmarks/2026-12-06-serving-check-async-get.md): no gain beyond the benchmark's spread,
- * and on the cluster end-to-end, with a region server stopped, one check answered after 1.5 s
- * against its 500 ms deadline.
+ * (docs/benchmarks/2026-12-06-serving-check-async-get.md): no gain beyond the benchmark's spread.
+ * (The 1.5 s check seen then on the cluster end-to-end was the API key's refresh, not this client:
+ * docs/benchmarks/2026-12-06-serving-http-floor-and-key-refresh.md.)
  *
  * <p>The connection is opened on the first read (most API processes serve series, but tests and
  * tools that build an API without ever reading a series should not open one) from the blocking

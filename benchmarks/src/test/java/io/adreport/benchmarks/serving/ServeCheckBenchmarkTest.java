@@ -181,12 +181,13 @@ class ServeCheckBenchmarkTest {
                             * Runtime.getRuntime().maxMemory()) >> 20));
             // and the JIT, 10 s of each client: after 5 s of each, C2 was still compiling the check path in the first phase
             checks(check, key, template, Duration.ofSeconds(10));
+            URI bareFloor = HttpFloor.url(bareJetty);
             URI apiFloor = URI.create("http://127.0.0.1:" + api.port() + HttpFloor.PATH);
             if (wrk != null) {
                 wrk.run(CLIENTS, Duration.ofSeconds(10));
                 requireAnAd(serve, key);
                 ad.run(CLIENTS, Duration.ofSeconds(10));
-                wrk.run(HttpFloor.url(bareJetty), CLIENTS, Duration.ofSeconds(10));
+                wrk.run(bareFloor, CLIENTS, Duration.ofSeconds(10));
                 wrk.run(apiFloor, CLIENTS, Duration.ofSeconds(10));
             }
             List<byte[]> prefixes = new ArrayList<>();
@@ -199,7 +200,7 @@ class ServeCheckBenchmarkTest {
             out.append(phase("floor, Get with the check's filter, alone", () -> floor(hbase, layout, hasher, checkGet, GET_RUN)));
             if (wrk != null) {
                 // the HTTP floors: the check's request and an answer of its shape, no HBase, no cap logic (HttpFloor)
-                out.append(phase("HTTP floor: a bare Jetty handler (no HBase), by wrk", () -> wrk.run(HttpFloor.url(bareJetty), CLIENTS, GET_RUN)));
+                out.append(phase("HTTP floor: a bare Jetty handler (no HBase), by wrk", () -> wrk.run(bareFloor, CLIENTS, GET_RUN)));
                 out.append(phase("HTTP floor: a route of this API's server (no HBase), by wrk", () -> wrk.run(apiFloor, CLIENTS, GET_RUN)));
                 out.append(phase("checks by wrk, alone", () -> wrk.run(CLIENTS, RUN)));
                 out.append(phase("POST /v1/serve/ad (a zone of " + ZONE_ADS + " ads) by wrk, alone", () -> ad.run(CLIENTS, RUN)));

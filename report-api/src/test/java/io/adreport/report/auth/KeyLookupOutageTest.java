@@ -15,6 +15,7 @@ import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.HungConnection;
 import io.adreport.testkit.MiniHBase;
 import io.adreport.testkit.MutableClock;
+import io.adreport.testkit.Waits;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,16 +64,16 @@ class KeyLookupOutageTest {
             assertEquals(known, within(caller, () -> keys.authenticate(key)), "the last known answer, while the meta table is silent");
             // answered before its refresh's lookup missed the deadline (2 s): the request did not wait for the meta table
             assertEquals(0, keys.staleAnswers(), "the request waited for its key's refresh");
-            eventually(() -> connection.parked() > 0, "the refresh reached the silent connection");
+            Waits.until(() -> connection.parked() > 0, CEILING, "the refresh reached the silent connection");
             assertEquals(lookups + 1, keys.lookups(), "one refresh was tried");
             assertEquals(known, within(caller, () -> keys.authenticate(key)));
             assertEquals(lookups + 1, keys.lookups(), "no second refresh within the cache time");
 
-            eventually(() -> keys.staleAnswers() == 1, "the refresh missed its deadline: counted as a stale answer");
+            Waits.until(() -> keys.staleAnswers() == 1, CEILING, "the refresh missed its deadline: counted as a stale answer");
             assertEquals(known, within(caller, () -> keys.authenticate(key)));
             clock.advance(config.keyCache().plusMillis(1));
             assertEquals(known, within(caller, () -> keys.authenticate(key)), "still within report.key.stale.ms");
-            eventually(() -> keys.staleAnswers() == 2, "the next refresh, one cache time later, failed too");
+            Waits.until(() -> keys.staleAnswers() == 2, CEILING, "the next refresh, one cache time later, failed too");
             assertEquals(lookups + 2, keys.lookups());
 
             ExecutionException never = assertThrows(ExecutionException.class, () -> within(caller, () -> keys.authenticate(unseen)));
@@ -83,17 +84,6 @@ class KeyLookupOutageTest {
             assertTrue(tooOld.getCause() instanceof UncheckedIOException, "past report.key.stale.ms: " + tooOld.getCause());
         } finally {
             caller.shutdownNow();
-        }
-    }
-
-    /** Waits for {@code condition} (a background refresh's effect), failing after the ceiling. */
-    private static void eventually(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long end = System.nanoTime() + CEILING.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail(what + ": not after " + CEILING);
-            }
-            Thread.sleep(10);
         }
     }
 

@@ -157,3 +157,50 @@ regions_settled() {
   echo "regions did not settle within $secs s: '$rit' in transition, raw-table regions$counts"
   return 1
 }
+
+# --- CPU per unit of work (roles.sh, serving.sh) ----------------------------------------------------
+tree_cpu_ms() { # user + system CPU (ms) of process $1 and its descendants, so far
+  local hz; hz=$(getconf CLK_TCK)
+  # cat, not awk's own file list: a process that ends between the glob and the read would stop awk
+  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$1" -v hz="$hz" 'NF {
+      line = $0; o = index(line, "("); c = 0
+      for (i = length(line); i > o; i--) if (substr(line, i, 1) == ")") { c = i; break }
+      split(substr(line, c + 2), f, " "); pid = substr(line, 1, o - 2)
+      parent[pid] = f[2]; cpu[pid] = f[12] + f[13] }
+    END { for (p in cpu) { q = p; while (q != "" && q != root && q != "0" && q != "1") q = parent[q]
+            if (q == root) s += cpu[p] }
+          printf "%d\n", s * 1000 / hz }'
+}
+procs() { for f in "$RUN"/pids/*.pid; do n=$(basename "$f" .pid); pid_alive "$f" && echo "$n $(cat "$f")"; done; }
+snapshot() { procs | while read -r n p; do echo "$n $(tree_cpu_ms "$p")"; done; }
+role() { case "$1" in regionserver-*) echo "region servers";; datanode-*|namenode) echo "HDFS";; agg*) echo "aggregators";;
+  report-api*) echo "report APIs";; zookeeper|hmaster) echo "ZooKeeper + HMaster";; *) echo "YARN (idle)";; esac; }
+
+split_for() { # BASE AGGREGATORS...: BASE.ndjson dealt round robin into BASE-AGGREGATOR.ndjson
+  local base="$1"; shift
+  local a; for a in "$@"; do : >"$base-$a.ndjson"; done
+  awk -v k="$#" -v base="$base" -v list="$*" 'BEGIN { split(list, names, " ") }
+    { print > (base "-" names[(NR - 1) % k + 1] ".ndjson") }' "$base.ndjson"
+}
+
+measure_idle() { # SECONDS: the idle CPU of every process, ms per second, into $W/idle
+  snapshot >"$W/idle-before"; local ti; ti=$(date +%s.%N); sleep "$1"; snapshot >"$W/idle-after"
+  ti=$(awk -v a="$ti" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+  join <(sort "$W/idle-before") <(sort "$W/idle-after") | awk -v s="$ti" '{ printf "%s %.3f\n", $1, ($3 - $2) / s }' >"$W/idle"
+  echo "idle CPU, ms per second: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/idle")"
+}
+
+# cost_per_unit LABEL N WINDOW_SECONDS UNIT: from the snapshots $W/before-LABEL and $W/after-LABEL
+# taken WINDOW_SECONDS apart, each process's CPU less its idle CPU ($W/idle) over the window, per
+# one of N units of work (events, requests); one line per process (also $W/per-process-LABEL),
+# then the sums by role.
+cost_per_unit() {
+  local label="$1" n="$2" window="$3" unit="$4"
+  join <(sort "$W/before-$label") <(sort "$W/after-$label") | join - <(sort "$W/idle") | while read -r p b a r; do
+    printf "%-22s %-20s %8.1f us/%s\n" "$p" "$(role "$p")" \
+      "$(awk -v d=$((a - b)) -v r="$r" -v w="$window" -v n="$n" 'BEGIN { print (d - r * w) * 1000 / n }')" "$unit"
+  done | tee "$W/per-process-$label"
+  echo "-- by role:"
+  awk -v u="$unit" '{ r = $2; for (i = 3; i < NF - 1; i++) r = r " " $i; s[r] += $(NF - 1); t += $(NF - 1) }
+    END { for (k in s) printf "   %-22s %8.1f us/%s\n", k, s[k], u; printf "   %-22s %8.1f us/%s\n", "all", t, u }' "$W/per-process-$label" | sort -k1
+}

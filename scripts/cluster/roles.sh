@@ -39,30 +39,6 @@ url() { echo "http://$(host_name "$1"):${INGEST_PORT[$1]}"; }
 replay() { # FILE AGGREGATOR: bin/adreport replay from the edge host; prints its last line
   on edge "$(adreport_cmd edge)" replay "$1" --url "$(url "$2")" --batch "$batch" --concurrency "$concurrency" 2>/dev/null | tail -1
 }
-tree_cpu_ms() { # user + system CPU (ms) of process $1 and its descendants, so far
-  local hz; hz=$(getconf CLK_TCK)
-  # cat, not awk's own file list: a process that ends between the glob and the read would stop awk
-  { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$1" -v hz="$hz" 'NF {
-      line = $0; o = index(line, "("); c = 0
-      for (i = length(line); i > o; i--) if (substr(line, i, 1) == ")") { c = i; break }
-      split(substr(line, c + 2), f, " "); pid = substr(line, 1, o - 2)
-      parent[pid] = f[2]; cpu[pid] = f[12] + f[13] }
-    END { for (p in cpu) { q = p; while (q != "" && q != root && q != "0" && q != "1") q = parent[q]
-            if (q == root) s += cpu[p] }
-          printf "%d\n", s * 1000 / hz }'
-}
-procs() { for f in "$RUN"/pids/*.pid; do n=$(basename "$f" .pid); pid_alive "$f" && echo "$n $(cat "$f")"; done; }
-snapshot() { procs | while read -r n p; do echo "$n $(tree_cpu_ms "$p")"; done; }
-role() { case "$1" in regionserver-*) echo "region servers";; datanode-*|namenode) echo "HDFS";; agg*) echo "aggregators";;
-  report-api*) echo "report APIs";; zookeeper|hmaster) echo "ZooKeeper + HMaster";; *) echo "YARN (idle)";; esac; }
-
-split_for() { # BASE AGGREGATORS...: BASE.ndjson dealt round robin into BASE-AGGREGATOR.ndjson
-  local base="$1"; shift
-  local a; for a in "$@"; do : >"$base-$a.ndjson"; done
-  awk -v k="$#" -v base="$base" -v list="$*" 'BEGIN { split(list, names, " ") }
-    { print > (base "-" names[(NR - 1) % k + 1] ".ndjson") }' "$base.ndjson"
-}
-
 run() { # LABEL AGGREGATORS...
   local label="$1"; shift
   local aggs=("$@") k=${#@} a i t0 t1 secs
@@ -85,21 +61,9 @@ run() { # LABEL AGGREGATORS...
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   window=$(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.1f", b - a }')
   echo "== $label: $events events to ${aggs[*]} in $secs s ($(awk -v n="$events" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') events/s); replay: $(cat "$W"/replay-"$label"-*.out | tr '\n' ' ')"
-  join <(sort "$W/before-$label") <(sort "$W/after-$label") | join - <(sort "$W/idle") | while read -r n b a r; do
-    printf "%-22s %-20s %8.1f us/event\n" "$n" "$(role "$n")" \
-      "$(awk -v d=$((a - b)) -v r="$r" -v w="$window" -v n="$events" 'BEGIN { print (d - r * w) * 1000 / n }')"
-  done | tee "$W/per-process-$label"
-  echo "-- by role:"
-  awk '{ r = $2; for (i = 3; i < NF - 1; i++) r = r " " $i; s[r] += $(NF - 1); t += $(NF - 1) }
-    END { for (k in s) printf "   %-22s %8.1f us/event\n", k, s[k]; printf "   %-22s %8.1f us/event\n", "all", t }' "$W/per-process-$label" | sort -k1
+  cost_per_unit "$label" "$events" "$window" event
 }
 
-measure_idle() { # the idle CPU of every process, ms per second, into $W/idle
-  snapshot >"$W/idle-before"; local ti; ti=$(date +%s.%N); sleep "$idle"; snapshot >"$W/idle-after"
-  ti=$(awk -v a="$ti" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-  join <(sort "$W/idle-before") <(sort "$W/idle-after") | awk -v s="$ti" '{ printf "%s %.3f\n", $1, ($3 - $2) / s }' >"$W/idle"
-  echo "idle CPU, ms per second: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/idle")"
-}
 RS2=regionserver-worker2
 rs2_up() { pid_alive "$RUN/pids/$RS2.pid"; }
 region_servers() { # N: 2 (worker2's region server started if it was stopped) or 1 (it stopped); regions settled
@@ -135,7 +99,7 @@ status=0
 for n in $servers; do
   region_servers "$n" || { status=1; break; }
   echo "== $n region server(s): raw-table regions worker1 $(table_regions events_v1 worker1) worker2 $(table_regions events_v1 worker2 2>/dev/null || echo -)"
-  measure_idle
+  measure_idle "$idle"
   run "one-aggregator-${n}rs" agg1
   run "two-aggregators-${n}rs" agg1 agg2
   for w in worker1 worker2; do

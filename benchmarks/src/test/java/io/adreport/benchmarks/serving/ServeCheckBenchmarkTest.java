@@ -20,7 +20,6 @@ import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
-import io.adreport.schema.profile.Segments;
 import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
@@ -55,10 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.hadoop.hbase.client.BufferedMutator;
-import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.CommonFSUtils;
 import org.junit.jupiter.api.Test;
@@ -121,29 +117,26 @@ class ServeCheckBenchmarkTest {
 
         CampaignStore store = new CampaignStore(hbase.connection(), layout);
         List<FrequencyCap> caps = List.of(cap(1, "5m"), cap(2, "2h"), cap(5, "1d"), cap(10, "14d"), cap(20, "120d"));
-        List<String> campaignKeys = new ArrayList<>();
+        List<String> campaignKeys = ProfileFixture.campaigns("", CAMPAIGNS);
         List<Ad> ads = new ArrayList<>();
         for (int c = 0; c < CAMPAIGNS; c++) {
             store.put(new Campaign("adv" + c % 10, "camp" + c, Campaign.Status.active, null, null, caps, 0));
-            campaignKeys.add("adv" + c % 10 + "/camp" + c);
             if (c < ZONE_ADS) {
                 ads.add(new Ad("adv" + c % 10, "camp" + c, "cr" + c, 1_000_000 + 100_000L * (c % 7), List.of()));
             }
         }
         new ZoneStore(hbase.connection(), layout).put(new ZoneInventory("site", "bz", ads, 0));
         long t0 = System.nanoTime();
-        long[] loaded = loadProfiles(hbase, layout, hasher, now);
+        ProfileFixture.Loaded loaded = ProfileFixture.load(hbase.connection(), layout, hasher, DEVICES, campaignKeys, now);
         out.append(String.format("profiles: %,d devices, %,d view cells, %,d segment cells loaded in %.1f s%n",
-                DEVICES, loaded[0], loaded[1], (System.nanoTime() - t0) / 1e9));
-        hbase.connection().getAdmin().flush(layout.profilesTable());
-        hbase.connection().getAdmin().majorCompact(layout.profilesTable());
-        waitForCompaction(hbase, layout);
+                DEVICES, loaded.views(), loaded.segments(), (System.nanoTime() - t0) / 1e9));
+        ProfileFixture.compact(hbase.connection().getAdmin(), layout.profilesTable());
         long fcBytes = familyBytes(hbase, layout, "fc");
         out.append(String.format("storage: family fc %,d bytes on disk = %.1f bytes per view, %.1f bytes per device with views;"
                         + " a count-min sketch exact to 1 view over the same %,d views needs width e*V = %,d counters x depth 5"
                         + " x 4 bytes = %,d bytes per window (x5 windows), or at 5.5%% error %,d bytes per window%n",
-                fcBytes, fcBytes / (double) loaded[0], fcBytes / (double) loaded[2], loaded[0], (long) Math.ceil(Math.E * loaded[0]),
-                (long) Math.ceil(Math.E * loaded[0]) * 5 * 4, (long) Math.ceil(Math.E / 0.055) * 5 * 4));
+                fcBytes, fcBytes / (double) loaded.views(), fcBytes / (double) loaded.devicesWithViews(), loaded.views(),
+                (long) Math.ceil(Math.E * loaded.views()), (long) Math.ceil(Math.E * loaded.views()) * 5 * 4, (long) Math.ceil(Math.E / 0.055) * 5 * 4));
 
         Metrics metrics = new Metrics();
         ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, ns, ReportConfig.defaults(), metrics, Clock.systemUTC());
@@ -177,7 +170,7 @@ class ServeCheckBenchmarkTest {
             // warm-up: the table's blocks into the block cache (as far as they fit), so no phase pays the first
             // reads from disk for the others (a first run without this saw each Get phase faster than the last)
             out.append(String.format("warm-up: %,d profile rows scanned into the block cache (%,d MB: hfile.block.cache.size x heap)%n",
-                    warm(hbase, layout), (long) (hbase.configuration().getFloat("hfile.block.cache.size", 0.4f)
+                    ProfileFixture.warm(hbase.connection(), layout.profilesTable()), (long) (hbase.configuration().getFloat("hfile.block.cache.size", 0.4f)
                             * Runtime.getRuntime().maxMemory()) >> 20));
             // and the JIT, 10 s of each client: after 5 s of each, C2 was still compiling the check path in the first phase
             checks(check, key, template, Duration.ofSeconds(10));
@@ -240,57 +233,6 @@ class ServeCheckBenchmarkTest {
         return new FrequencyCap(max, CapWindow.parse("window", window));
     }
 
-    /** Each device: views of 0..6 campaigns (1..4 views each within 30 days) and one segment. */
-    private static long[] loadProfiles(MiniHBase hbase, TableLayout layout, DeviceHasher hasher, Instant now) throws Exception {
-        ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
-        SplittableRandom rng = new SplittableRandom(42);
-        long views = 0;
-        long segments = 0;
-        long withViews = 0;
-        try (BufferedMutator m = hbase.connection().getBufferedMutator(layout.profilesTable())) {
-            for (int d = 0; d < DEVICES; d++) {
-                Put p = new Put(keys.row(hasher.hash("bench-device-" + d))).setDurability(Durability.SKIP_WAL);
-                int campaigns = rng.nextInt(7);
-                withViews += campaigns > 0 ? 1 : 0;
-                for (int c = 0; c < campaigns; c++) {
-                    int camp = rng.nextInt(CAMPAIGNS);
-                    int n = 1 + rng.nextInt(4);
-                    for (int v = 0; v < n; v++) {
-                        long ts = now.toEpochMilli() - rng.nextLong(30L * 86_400_000L);
-                        p.addColumn(TableLayout.VIEW_FAMILY, ViewCells.qualifier("adv" + camp % 10, "camp" + camp, ts, d + "-" + c + "-" + v),
-                                ts, new byte[0]);
-                        views++;
-                    }
-                }
-                p.addColumn(TableLayout.SEGMENT_FAMILY, Segments.qualifier("seg" + rng.nextInt(100)), Segments.value(rng.nextDouble()));
-                segments++;
-                m.mutate(p);
-            }
-        }
-        return new long[] {views, segments, withViews};
-    }
-
-    /** Scans the whole profiles table with block caching on; returns the rows read. */
-    private static long warm(MiniHBase hbase, TableLayout layout) throws Exception {
-        long rows = 0;
-        try (Table t = hbase.connection().getTable(layout.profilesTable());
-             org.apache.hadoop.hbase.client.ResultScanner rs = t.getScanner(new org.apache.hadoop.hbase.client.Scan()
-                     .setCacheBlocks(true).setCaching(1000))) {
-            for (org.apache.hadoop.hbase.client.Result r : rs) {
-                rows++;
-            }
-        }
-        return rows;
-    }
-
-    private static void waitForCompaction(MiniHBase hbase, TableLayout layout) throws Exception {
-        Thread.sleep(2000);
-        while (hbase.connection().getAdmin().getCompactionState(layout.profilesTable())
-                != org.apache.hadoop.hbase.client.CompactionState.NONE) {
-            Thread.sleep(500);
-        }
-    }
-
     private static long familyBytes(MiniHBase hbase, TableLayout layout, String family) throws Exception {
         Path unused = null;
         org.apache.hadoop.fs.Path dir = CommonFSUtils.getTableDir(CommonFSUtils.getRootDir(hbase.configuration()), layout.profilesTable());
@@ -314,7 +256,7 @@ class ServeCheckBenchmarkTest {
                                 java.util.function.Function<byte[], Get> filtered, Duration d) throws Exception {
         ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
         return ClosedLoop.run(CLIENTS, d, rng -> {
-            byte[] row = keys.row(hasher.hash("bench-device-" + rng.nextInt(DEVICES)));
+            byte[] row = keys.row(hasher.hash(ProfileFixture.device(rng.nextInt(DEVICES))));
             try (Table t = hbase.connection().getTable(layout.profilesTable())) {
                 t.get(filtered == null ? new Get(row) : filtered.apply(row));
             }
@@ -382,7 +324,7 @@ class ServeCheckBenchmarkTest {
     /** One ad request answered with an ad: the serve/ad phases measure a choice, not an empty zone. */
     private static void requireAnAd(URI serve, String key) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(serve).header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofString(String.format(AD_REQUEST, "bench-device-1"))).build(),
+                .POST(HttpRequest.BodyPublishers.ofString(String.format(AD_REQUEST, ProfileFixture.device(1)))).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200 || !r.body().contains("\"impressionId\"")) {
             throw new IllegalStateException("POST /v1/serve/ad did not choose an ad: " + r.statusCode() + " " + r.body());
@@ -392,7 +334,7 @@ class ServeCheckBenchmarkTest {
     private static String checks(URI check, String key, String template, Duration d) throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         return ClosedLoop.run(CLIENTS, d, rng -> {
-            String body = String.format(template, "bench-device-" + rng.nextInt(DEVICES));
+            String body = String.format(template, ProfileFixture.device(rng.nextInt(DEVICES)));
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(check).header("Authorization", "Bearer " + key)
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {

@@ -14,18 +14,18 @@ import java.util.concurrent.Future;
  * answers come back for a duration, every call's latency kept; the summary line gives the
  * throughput and the exact p50/p99/max over all calls.
  */
-final class ClosedLoop {
+public final class ClosedLoop {
     private static final int MAX_CALLS_PER_CLIENT = 1 << 21;
 
     /** One request; {@code rng} is the client's own. */
-    interface Call {
+    public interface Call {
         void call(SplittableRandom rng) throws Exception;
     }
 
     private ClosedLoop() {
     }
 
-    static String run(int clients, Duration d, Call call) throws Exception {
+    public static String run(int clients, Duration d, Call call) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(clients);
         long end = System.nanoTime() + d.toNanos();
         List<Future<long[]>> parts = new ArrayList<>();

@@ -11,27 +11,34 @@
 # the edge host to both aggregators), the floor before and after the HTTP phases; beside ingest,
 # the region servers' CPU per request includes the ingest's.
 #
-# --pin keeps the two cores apart the way two machines would: every process of the cluster on CPU 0,
-# the edge host's load generators on CPU 1 (taskset), so the load generator's CPU no longer comes
-# out of the servers'; the cluster's processes are given both CPUs back at the end.
+# --pin gives hosts their own CPU, as separate machines would have (taskset, every thread):
+#   --pin edge     every host of the cluster on CPU 0, the edge host's load generators on CPU 1: the
+#                  load generator's CPU no longer comes out of the servers';
+#   --pin workers  the worker hosts (region servers, DataNodes, NodeManager) on CPU 0, every other
+#                  host (the API, the aggregators, master, edge) on CPU 1: the region servers' machine
+#                  apart from the API's, where the issue's serving targets are decided (the API is
+#                  stateless and scales out; a region server holds its rows).
+# The cluster's processes are given every CPU back at the end.
 #
-#   scripts/cluster/serving.sh [--devices N] [--seconds S] [--connections C] [--rounds R] [--pin] [--no-ingest]
+#   scripts/cluster/serving.sh [--devices N] [--seconds S] [--connections C] [--rounds R]
+#                              [--pin edge|workers] [--no-ingest]
 #
 # Needs wrk (installed with apt-get when missing) and the benchmarks' classes
 # (mvn -B -q install -DskipTests, as up.sh does). Files go to RUN/serving/HHMMSS/.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 load_state || { echo "serving: no cluster in $RUN (run scripts/cluster/up.sh first)"; exit 1; }
-devices=1000000 seconds=30 connections=8 rounds=2 pin=0 ingest=1
+devices=1000000 seconds=30 connections=8 rounds=2 pin="" ingest=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --devices) devices="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --connections) connections="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
-    --pin) pin=1; shift ;;
+    --pin) pin="$2"; shift 2
+           case "$pin" in edge|workers) ;; *) echo "serving: --pin takes edge or workers, not '$pin'"; exit 2 ;; esac ;;
     --no-ingest) ingest=0; shift ;;
-    *) sed -n 2,18p "$0"; exit 2 ;;
+    *) sed -n "2,/^set -uo/p" "$0" | sed "\$d"; exit 2 ;;
   esac
 done
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; } \
@@ -40,7 +47,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 W="$RUN/serving/$(date -u +%H%M%S)"; mkdir -p "$W"
 API="http://$(host_name api):$API_PORT"
 ANALYST=$(cat "$RUN/keys/analyst.key"); ADSERVER=$(cat "$RUN/keys/adserver.key")
-EDGE_CPU=(); [ "$pin" = 1 ] && EDGE_CPU=(taskset -c 1)
+EDGE_CPU=(); [ -n "$pin" ] && EDGE_CPU=(taskset -c 1)
 
 api() { # METHOD PATH BODY: with the analyst key, from the edge host; fails on HTTP errors
   on edge curl -sS --fail-with-body --max-time 30 -X "$1" -H "Authorization: Bearer $ANALYST" \
@@ -102,19 +109,27 @@ tree() { # PID: the process and its descendants
   ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 } END { for (p in parent) { q = p
     while (q != "" && q != root && q > 1) q = parent[q]; if (q == root) print p } }'
 }
-pin_cluster() { # CPUS: every process of the cluster (daemons, services, all their threads) on CPUS
-  local f p
+pin_cluster() { # MODE: every process of the cluster (daemons, services, all their threads) on its host's CPU
+  local f p cpus h
   for f in "$RUN"/pids/*.pid; do
     pid_alive "$f" || continue
-    for p in $(tree "$(cat "$f")"); do taskset -a -p -c "$1" "$p" >/dev/null 2>&1 || true; done
+    h=$(cat "${f%.pid}.host" 2>/dev/null)
+    case "$1" in
+      edge) cpus=0 ;;
+      workers) case "$h" in worker*) cpus=0 ;; *) cpus=1 ;; esac ;;
+      *) cpus=0-$(( $(nproc) - 1 )) ;;
+    esac
+    for p in $(tree "$(cat "$f")"); do taskset -a -p -c "$cpus" "$p" >/dev/null 2>&1 || true; done
   done
 }
 stop_replays() { local p; for p in ${REPLAY_PIDS:-}; do kill $(tree "$p") 2>/dev/null; done; REPLAY_PIDS=""; }
-cleanup() { stop_replays; [ "$pin" = 1 ] && pin_cluster 0-"$(( $(nproc) - 1 ))"; }
+cleanup() { stop_replays; [ -n "$pin" ] && pin_cluster none; }
 trap cleanup EXIT
 
 echo "serving: cluster in $RUN ($MODE); $devices devices; $connections connections; ${seconds} s per phase; $rounds round(s);" \
-  "$([ "$pin" = 1 ] && echo "cluster on CPU 0, load generators on CPU 1" || echo "no pinning: everything shares the $(nproc) CPUs");" \
+  "$(case "$pin" in edge) echo "the cluster's hosts on CPU 0, the edge host's load generators on CPU 1";;
+      workers) echo "the worker hosts on CPU 0, every other host and the load generators on CPU 1";;
+      *) echo "no pinning: everything shares the $(nproc) CPUs";; esac);" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$W/summary"
 
 # --- the registry: 50 campaigns of 5 caps, a zone of 20 ads (the mini-cluster benchmark's) --------
@@ -135,14 +150,16 @@ printf '%s\n%s\n%s\n%s\n' "$devices" "$ADSERVER" '{"site":"sbsite","zone":"bz","
 if [ -f "$RUN/serving-profiles-$devices" ]; then
   echo "profiles: $devices devices loaded before ($(cat "$RUN/serving-profiles-$devices"))" | tee -a "$W/summary"
 else
-  floor load | tee -a "$W/summary" | tee "$RUN/serving-profiles-$devices" | grep -q '^profiles:' \
+  floor load >"$RUN/serving-profiles-$devices"
+  grep -q '^profiles:' "$RUN/serving-profiles-$devices" \
     || { echo "serving: loading the profiles failed ($W/floor.log)"; rm -f "$RUN/serving-profiles-$devices"; exit 1; }
+  tee -a "$W/summary" <"$RUN/serving-profiles-$devices"
 fi
 r=$(on edge curl -sS -H "Authorization: Bearer $ADSERVER" -H 'Content-Type: application/json' \
     --data-binary '{"site":"sbsite","zone":"bz","device":"bench-device-1"}' "$API/v1/serve/ad")
 grep -q '"impressionId"' <<<"$r" || { echo "serving: POST /v1/serve/ad chose no ad: $r"; exit 1; }
 
-[ "$pin" = 1 ] && pin_cluster 0
+[ -n "$pin" ] && pin_cluster "$pin"
 # --- warm-up (the JIT of the API, the region servers and the floor's JVM), then the idle CPU ------
 echo "warm-up: checks $(wrk_run check 20 | cut -d';' -f1); ads $(wrk_run ad 10 | cut -d';' -f1); Gets $(floor gets --seconds 5 --filtered | cut -d';' -f1)"
 sleep 5

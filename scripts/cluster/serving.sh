@@ -80,12 +80,20 @@ line = "%s requests, %s/s with %s connections, p50 %.2f ms, p99 %.2f ms, max %.1
 print(("INVALID (%d non-2xx answers or socket errors): " % bad if bad else "") + line)
 EOF
 }
+gc_snapshot() { # per process (region servers, report API): "NAME GC-ms full-GCs" from jstat (GCT, FGC)
+  local n p
+  for n in regionserver-worker1 regionserver-worker2 report-api; do
+    p=$(cat "$RUN/pids/$n.pid" 2>/dev/null) || continue
+    jstat -gc "$p" 2>/dev/null | awk -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+      NR == 2 { printf "%s %d %d\n", n, $col["GCT"] * 1000, $col["FGC"] }'
+  done
+}
 phase() { # LABEL CMD...: runs CMD (whose output's first field is the request count), then the cluster's CPU per request
   local label="$1"; shift
   local t0 t1 out
-  snapshot >"$W/before-$label"; t0=$(date +%s.%N)
+  gc_snapshot >"$W/gc-before-$label"; snapshot >"$W/before-$label"; t0=$(date +%s.%N)
   out=$("$@"); t1=$(date +%s.%N)
-  snapshot >"$W/after-$label"
+  snapshot >"$W/after-$label"; gc_snapshot >"$W/gc-after-$label"
   report "$label" "$out" "$t0" "$t1"
 }
 floor_phase() { # LABEL ARGS...: ServingFloor gets ARGS after 5 s of warm-up in the same JVM; the window starts after it
@@ -94,9 +102,9 @@ floor_phase() { # LABEL ARGS...: ServingFloor gets ARGS after 5 s of warm-up in 
   rm -f "$W/floor.ready" "$W/floor.go"
   floor gets "$@" --warmup 5 --ready "$W/floor.ready" --go "$W/floor.go" >"$W/floor.out" & p=$!
   while [ ! -f "$W/floor.ready" ] && kill -0 "$p" 2>/dev/null; do sleep 0.2; done
-  snapshot >"$W/before-$label"; t0=$(date +%s.%N); touch "$W/floor.go"
+  gc_snapshot >"$W/gc-before-$label"; snapshot >"$W/before-$label"; t0=$(date +%s.%N); touch "$W/floor.go"
   wait "$p"; t1=$(date +%s.%N)
-  snapshot >"$W/after-$label"
+  snapshot >"$W/after-$label"; gc_snapshot >"$W/gc-after-$label"
   report "$label" "$(cat "$W/floor.out")" "$t0" "$t1"
 }
 report() { # LABEL OUTPUT T0 T1: the phase's line and the cluster's CPU per request by role
@@ -104,6 +112,7 @@ report() { # LABEL OUTPUT T0 T1: the phase's line and the cluster's CPU per requ
   printf '== %-34s %s\n' "$1:" "$2" | tee -a "$W/summary"
   case "$n" in ''|*[!0-9]*|0) echo "serving: phase $1 gave no requests"; return 1 ;; esac
   cost_per_unit "$1" "$n" "$(awk -v a="$3" -v b="$4" 'BEGIN { print b - a }')" request | sed -n '/-- by role/,$p' | tee -a "$W/summary"
+  echo "   GC during the phase: $(join "$W/gc-before-$1" "$W/gc-after-$1" | awk '{ printf "%s %d ms (%d full)  ", $1, $4 - $2, $5 - $3 }')" | tee -a "$W/summary"
 }
 tree() { # PID: the process and its descendants
   ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 } END { for (p in parent) { q = p
@@ -160,6 +169,35 @@ r=$(on edge curl -sS -H "Authorization: Bearer $ADSERVER" -H 'Content-Type: appl
 grep -q '"impressionId"' <<<"$r" || { echo "serving: POST /v1/serve/ad chose no ad: $r"; exit 1; }
 
 [ -n "$pin" ] && pin_cluster "$pin"
+# --- the region servers done with what came before: an earlier run's ingest leaves flushes and
+# compactions behind, which in a first attempt held checks of the next run up to their deadline
+rs_busy() { # ms of CPU per second the region servers used over 5 s, plus their queued flushes and compactions
+  local w a q=0 n c0=0 c1=0 p
+  for w in worker1 worker2; do
+    for a in compactionQueueLength flushQueueLength; do
+      n=$(jmx edge "http://$(host_name "$w"):${RS_INFO[$w]}" Hadoop:service=HBase,name=RegionServer,sub=Server "$a" 2>/dev/null)
+      q=$((q + ${n:-1}))
+    done
+  done
+  for w in worker1 worker2; do p=$(cat "$RUN/pids/regionserver-$w.pid"); c0=$((c0 + $(tree_cpu_ms "$p"))); done
+  sleep 5
+  for w in worker1 worker2; do p=$(cat "$RUN/pids/regionserver-$w.pid"); c1=$((c1 + $(tree_cpu_ms "$p"))); done
+  echo "$(( (c1 - c0) / 5 )) $q"
+}
+quiet_region_servers() { # SECONDS: until twice in a row nothing is queued and the region servers use < 100 ms/s
+  local deadline=$(( $(date +%s) + $1 )) same=0 b
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    read -r ms q <<<"$(rs_busy)"
+    if [ "$q" = 0 ] && [ "$ms" -lt 100 ]; then same=$((same + 1)); [ "$same" -ge 2 ] && return 0; else same=0; fi
+  done
+  echo "$ms ms/s, $q queued"; return 1
+}
+t=$(date +%s)
+if b=$(quiet_region_servers 300); then
+  echo "region servers quiet (no flush or compaction queued, < 100 ms of CPU per second) after $(( $(date +%s) - t )) s" | tee -a "$W/summary"
+else
+  echo "region servers still busy after 300 s ($b); the numbers below include it" | tee -a "$W/summary"
+fi
 # --- warm-up (the JIT of the API, the region servers and the floor's JVM), then the idle CPU ------
 echo "warm-up: checks $(wrk_run check 20 | cut -d';' -f1); ads $(wrk_run ad 10 | cut -d';' -f1); Gets $(floor gets --seconds 5 --filtered | cut -d';' -f1)"
 sleep 5

@@ -134,6 +134,7 @@ pin_cluster() { # MODE: every process of the cluster (daemons, services, all the
 stop_replays() { local p; for p in ${REPLAY_PIDS:-}; do kill $(tree "$p") 2>/dev/null; done; REPLAY_PIDS=""; }
 cleanup() { stop_replays; [ -n "$pin" ] && pin_cluster none; }
 trap cleanup EXIT
+trap 'exit 143' TERM INT
 
 echo "serving: cluster in $RUN ($MODE); $devices devices; $connections connections; ${seconds} s per phase; $rounds round(s);" \
   "$(case "$pin" in edge) echo "the cluster's hosts on CPU 0, the edge host's load generators on CPU 1";;
@@ -155,8 +156,9 @@ api PUT /v1/zones/sbsite/bz "{\"ads\":[$ads]}" || { echo "serving: could not reg
 printf '%s\n%s\n%s\n%s\n' "$devices" "$ADSERVER" '{"device":"' "\",\"campaigns\":[$campaigns]}" >"$W/check.params"
 printf '%s\n%s\n%s\n%s\n' "$devices" "$ADSERVER" '{"site":"sbsite","zone":"bz","device":"' '"}' >"$W/ad.params"
 
-# --- profiles: written, compacted and scanned into the block cache, once per cluster and device count
-if [ -f "$RUN/serving-profiles-$devices" ]; then
+# --- profiles: written, compacted and scanned into the block cache, once per cluster (up.sh writes
+# RUN/state) and device count
+if [ "$RUN/serving-profiles-$devices" -nt "$RUN/state" ]; then
   echo "profiles: $devices devices loaded before ($(cat "$RUN/serving-profiles-$devices"))" | tee -a "$W/summary"
 else
   floor load >"$RUN/serving-profiles-$devices"

@@ -41,6 +41,7 @@ while [ $# -gt 0 ]; do
     *) sed -n "2,/^set -uo/p" "$0" | sed "\$d"; exit 2 ;;
   esac
 done
+[ -z "$pin" ] || [ "$(nproc)" -ge 2 ] || { echo "serving: --pin needs 2 CPUs, this machine has $(nproc)"; exit 2; }
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; } \
   || { echo "serving: wrk is not installed and apt-get could not install it"; exit 1; }
 [ -f "$ROOT/benchmarks/target/classpath.txt" ] || { echo "serving: no benchmarks/target/classpath.txt (run mvn -B -q install -DskipTests)"; exit 1; }
@@ -110,7 +111,8 @@ floor_phase() { # LABEL ARGS...: ServingFloor gets ARGS after 5 s of warm-up in 
 report() { # LABEL OUTPUT T0 T1: the phase's line and the cluster's CPU per request by role
   local n; n=$(awk '{ gsub(",", "", $1); print $1; exit }' <<<"$2")
   printf '== %-34s %s\n' "$1:" "$2" | tee -a "$W/summary"
-  case "$n" in ''|*[!0-9]*|0) echo "serving: phase $1 gave no requests"; return 1 ;; esac
+  case "$2" in INVALID*) echo "serving: phase $1 had failed requests (wrk's full output: $W/wrk.log)"; return 1 ;; esac
+  case "$n" in ''|*[!0-9]*|0) echo "serving: phase $1 gave no requests (the floor's log: $W/floor.log)"; return 1 ;; esac
   cost_per_unit "$1" "$n" "$(awk -v a="$3" -v b="$4" 'BEGIN { print b - a }')" request | sed -n '/-- by role/,$p' | tee -a "$W/summary"
   echo "   GC during the phase: $(join "$W/gc-before-$1" "$W/gc-after-$1" | awk '{ printf "%s %d ms (%d full)  ", $1, $4 - $2, $5 - $3 }')" | tee -a "$W/summary"
 }

@@ -89,13 +89,40 @@ gc_snapshot() { # per process (region servers, report API): "NAME GC-ms full-GCs
       NR == 2 { printf "%s %d %d\n", n, $col["GCT"] * 1000, $col["FGC"] }'
   done
 }
+scrape() { on edge curl -fsS --max-time 10 "$API/metrics" 2>/dev/null; } # the API's Prometheus text
+server_side() { # BEFORE AFTER METRIC: the API's own view of a phase: requests and the histogram bucket holding its p50 and p99
+  python3 - "$@" <<'EOF'
+import re, sys
+def buckets(path, name):
+    out = {}
+    for line in open(path):
+        m = re.match(name + r'_bucket\{(?:.*,)?le="([^"]+)"\} (\S+)', line)
+        if m:
+            out[m.group(1)] = out.get(m.group(1), 0) + float(m.group(2))
+    return out
+a, b = buckets(sys.argv[1], sys.argv[3]), buckets(sys.argv[2], sys.argv[3])
+d = sorted(((float(k) if k != "+Inf" else float("inf")), b[k] - a.get(k, 0)) for k in b)
+n = d[-1][1] if d else 0
+def within(q):
+    for le, c in d:
+        if c >= q * n:
+            return "<= %g ms" % (le * 1000) if le != float("inf") else "> the last bucket"
+print("API's own time (%s): %d requests, p50 %s, p99 %s" % (sys.argv[3], n, within(0.5), within(0.99)) if n else "API's own time: no requests in " + sys.argv[3])
+EOF
+}
 phase() { # LABEL CMD...: runs CMD (whose output's first field is the request count), then the cluster's CPU per request
   local label="$1"; shift
   local t0 t1 out
+  scrape >"$W/metrics-before-$label"
   gc_snapshot >"$W/gc-before-$label"; snapshot >"$W/before-$label"; t0=$(date +%s.%N)
   out=$("$@"); t1=$(date +%s.%N)
   snapshot >"$W/after-$label"; gc_snapshot >"$W/gc-after-$label"
+  scrape >"$W/metrics-after-$label"
   report "$label" "$out" "$t0" "$t1"
+  case "$label" in
+    checks*) echo "   $(server_side "$W/metrics-before-$label" "$W/metrics-after-$label" adreport_serve_check_seconds)" | tee -a "$W/summary" ;;
+    ads*) echo "   $(server_side "$W/metrics-before-$label" "$W/metrics-after-$label" adreport_serve_ad_seconds)" | tee -a "$W/summary" ;;
+  esac
 }
 floor_phase() { # LABEL ARGS...: ServingFloor gets ARGS after 5 s of warm-up in the same JVM; the window starts after it
   local label="$1"; shift

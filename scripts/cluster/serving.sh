@@ -230,13 +230,13 @@ else
   echo "region servers still busy after 300 s ($b); the numbers below include it" | tee -a "$W/summary"
 fi
 # --- warm-up (the JIT of the API, the region servers and the floor's JVM), then the idle CPU ------
-echo "warm-up: checks $(wrk_run check 20 | cut -d';' -f1); ads $(wrk_run ad 10 | cut -d';' -f1); Gets $(floor gets --seconds 5 --filtered | cut -d';' -f1)"
+echo "warm-up: checks $(wrk_run check 20 | cut -d';' -f1); ads $(wrk_run ad 10 | cut -d';' -f1); Gets $(floor gets --seconds 5 --filtered true | cut -d';' -f1)"
 sleep 5
 measure_idle 15
 status=0
 for round in $(seq 1 "$rounds"); do
   floor_phase "bare-get-$round" --seconds 10 || status=1
-  floor_phase "filtered-get-$round" --seconds 10 --filtered || status=1
+  floor_phase "filtered-get-$round" --seconds 10 --filtered true || status=1
   phase "checks-$round" wrk_run check "$seconds" || status=1
   phase "ads-$round" wrk_run ad "$seconds" || status=1
 done
@@ -263,10 +263,10 @@ if [ "$ingest" = 1 ]; then
   replay "$W/half-agg2.ndjson" agg2 $((half / 2)) >"$W/half-agg2.out" & p2=$!
   REPLAY_PIDS="$p1 $p2"
   sleep 15 # the replays' JVMs started and their compiler settled
-  floor_phase "filtered-get-beside-ingest" --seconds 10 --filtered || status=1
+  floor_phase "filtered-get-beside-ingest" --seconds 10 --filtered true || status=1
   phase "checks-beside-ingest" wrk_run check "$seconds" || status=1
   phase "ads-beside-ingest" wrk_run ad "$seconds" || status=1
-  floor_phase "filtered-get-beside-ingest-again" --seconds 10 --filtered || status=1
+  floor_phase "filtered-get-beside-ingest-again" --seconds 10 --filtered true || status=1
   kill -0 "$p1" 2>/dev/null && kill -0 "$p2" 2>/dev/null \
     || { echo "serving: the half-capacity replay ended before the phases beside it did; those phases do not count"; status=1; }
   stop_replays; wait "$p1" "$p2" 2>/dev/null

@@ -4,12 +4,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /** A harness's command line: {@code --name value} pairs; {@code --help} prints the usage and exits. */
-final class HarnessOptions {
+public final class HarnessOptions {
     private HarnessOptions() {
     }
 
     /** The values by name (without the dashes); throws on anything but {@code --name value} pairs. */
-    static Map<String, String> parse(String[] args, String usage) {
+    public static Map<String, String> parse(String[] args, String usage) {
         Map<String, String> o = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--help")) {

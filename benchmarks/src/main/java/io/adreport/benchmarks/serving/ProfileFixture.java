@@ -49,6 +49,16 @@ public final class ProfileFixture {
         return out;
     }
 
+    /** The view-cell prefixes of "advertiser/campaign" keys: what a check's Get filters on ({@code ProfileGets.check}). */
+    public static List<byte[]> viewPrefixes(List<String> campaigns) {
+        List<byte[]> out = new java.util.ArrayList<>();
+        for (String key : campaigns) {
+            int slash = key.indexOf('/');
+            out.add(ViewCells.prefix(key.substring(0, slash), key.substring(slash + 1)));
+        }
+        return out;
+    }
+
     /** The device id of device {@code d}, as the check's and the wrk script's requests send it. */
     public static String device(int d) {
         return "bench-device-" + d;

@@ -1,10 +1,10 @@
 package io.adreport.benchmarks.serving;
 
+import io.adreport.benchmarks.HarnessOptions;
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.event.DeviceHasher;
 import io.adreport.schema.hbase.HBaseEndpoint;
 import io.adreport.schema.profile.ProfileKey;
-import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.check.ProfileGets;
 import java.lang.management.ManagementFactory;
@@ -12,8 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -25,12 +26,12 @@ import org.apache.hadoop.hbase.client.Table;
  * the edge host, where wrk runs too): {@code load} writes the benchmark's device profiles
  * ({@link ProfileFixture}), compacts and warms the table; {@code gets} reads them closed-loop
  * through the HBase client as a check reads them, without HTTP, JSON or cap logic: the bare
- * profile Get, or ({@code --filtered}) the Get a check sends for the benchmark's campaigns. Its
+ * profile Get, or ({@code --filtered true}) the Get a check sends for the benchmark's campaigns. Its
  * line gives this process's own CPU per Get, the load generator's share of the cores.
  *
  * <pre>
  *   ServingFloor load --devices N [--campaigns 50] [--prefix sb] [--namespace NS]
- *   ServingFloor gets --devices N --seconds S [--clients 8] [--filtered] [--campaigns 50] [--prefix sb] [--namespace NS]
+ *   ServingFloor gets --devices N --seconds S [--clients 8] [--filtered true] [--campaigns 50] [--prefix sb] [--namespace NS]
  *                     [--warmup S --ready FILE --go FILE]
  * </pre>
  *
@@ -46,15 +47,17 @@ public final class ServingFloor {
     }
 
     public static void main(String[] args) throws Exception {
+        String usage = "usage: ServingFloor load|gets --devices N [--seconds S] [--clients C] [--filtered true]"
+                + " [--campaigns N] [--prefix P] [--namespace NS] [--warmup S --ready FILE --go FILE]";
         if (args.length == 0 || !(args[0].equals("load") || args[0].equals("gets"))) {
-            System.err.println("usage: ServingFloor load|gets --devices N [--seconds S] [--clients C] [--filtered]"
-                    + " [--campaigns N] [--prefix P] [--namespace NS]");
+            System.err.println(usage);
             System.exit(2);
         }
-        int devices = Integer.parseInt(flag(args, "--devices", "100000"));
-        int campaignCount = Integer.parseInt(flag(args, "--campaigns", "50"));
-        List<String> campaigns = ProfileFixture.campaigns(flag(args, "--prefix", "sb"), campaignCount);
-        TableLayout layout = new TableLayout(CubeLoader.defaultCube(), flag(args, "--namespace", CubeLoader.defaultCube().name()));
+        Map<String, String> o = HarnessOptions.parse(Arrays.copyOfRange(args, 1, args.length), usage);
+        int devices = Integer.parseInt(o.getOrDefault("devices", "100000"));
+        int campaignCount = Integer.parseInt(o.getOrDefault("campaigns", "50"));
+        List<String> campaigns = ProfileFixture.campaigns(o.getOrDefault("prefix", "sb"), campaignCount);
+        TableLayout layout = new TableLayout(CubeLoader.defaultCube(), o.getOrDefault("namespace", CubeLoader.defaultCube().name()));
         String secret = System.getenv("ADREPORT_DEVICE_HASH_SECRET");
         if (secret == null || secret.isEmpty()) {
             throw new IllegalStateException("ADREPORT_DEVICE_HASH_SECRET: required, the cluster's device-hash secret");
@@ -71,26 +74,23 @@ public final class ServingFloor {
                         loaded.segments(), loadS, ProfileFixture.warm(connection, layout.profilesTable()));
                 return;
             }
-            List<byte[]> prefixes = new ArrayList<>();
-            for (String c : campaigns) {
-                prefixes.add(ViewCells.prefix(c.substring(0, c.indexOf('/')), c.substring(c.indexOf('/') + 1)));
-            }
-            boolean filtered = List.of(args).contains("--filtered");
+            List<byte[]> prefixes = ProfileFixture.viewPrefixes(campaigns);
+            boolean filtered = Boolean.parseBoolean(o.getOrDefault("filtered", "false"));
             Function<byte[], Get> get = filtered ? row -> ProfileGets.check(row, prefixes) : Get::new;
             ProfileKey keys = new ProfileKey(layout.cube().saltBuckets());
-            int clients = Integer.parseInt(flag(args, "--clients", "8"));
-            Duration d = Duration.ofSeconds(Long.parseLong(flag(args, "--seconds", "10")));
+            int clients = Integer.parseInt(o.getOrDefault("clients", "8"));
+            Duration d = Duration.ofSeconds(Long.parseLong(o.getOrDefault("seconds", "10")));
             ClosedLoop.Call call = rng -> {
                 byte[] row = keys.row(hasher.hash(ProfileFixture.device(rng.nextInt(devices))));
                 try (Table t = connection.getTable(layout.profilesTable())) {
                     t.get(get.apply(row));
                 }
             };
-            long warmup = Long.parseLong(flag(args, "--warmup", "0"));
+            long warmup = Long.parseLong(o.getOrDefault("warmup", "0"));
             if (warmup > 0) {
                 ClosedLoop.run(clients, Duration.ofSeconds(warmup), call);
-                java.nio.file.Files.writeString(Path.of(flag(args, "--ready", "floor.ready")), "warm\n");
-                Path go = Path.of(flag(args, "--go", "floor.go"));
+                java.nio.file.Files.writeString(Path.of(o.getOrDefault("ready", "floor.ready")), "warm\n");
+                Path go = Path.of(o.getOrDefault("go", "floor.go"));
                 while (!java.nio.file.Files.exists(go)) {
                     Thread.sleep(10);
                 }
@@ -103,14 +103,5 @@ public final class ServingFloor {
             System.out.printf("%s; this process %.1f µs CPU per Get (%s)%n", line, (os.getProcessCpuTime() - cpu0) / 1e3 / requests,
                     filtered ? "the check's filtered Get" : "bare Get");
         }
-    }
-
-    private static String flag(String[] args, String name, String dflt) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return dflt;
     }
 }

@@ -20,7 +20,6 @@ import io.adreport.schema.inventory.ZoneStore;
 import io.adreport.schema.metrics.Metrics;
 import io.adreport.schema.profile.ProfileConfig;
 import io.adreport.schema.profile.ProfileKey;
-import io.adreport.schema.profile.ViewCells;
 import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.serving.ServeConfig;
@@ -183,10 +182,7 @@ class ServeCheckBenchmarkTest {
                 wrk.run(bareFloor, CLIENTS, Duration.ofSeconds(10));
                 wrk.run(apiFloor, CLIENTS, Duration.ofSeconds(10));
             }
-            List<byte[]> prefixes = new ArrayList<>();
-            for (int c = 0; c < CAMPAIGNS; c++) {
-                prefixes.add(ViewCells.prefix("adv" + c % 10, "camp" + c));
-            }
+            List<byte[]> prefixes = ProfileFixture.viewPrefixes(campaignKeys);
             java.util.function.Function<byte[], Get> checkGet = row -> ProfileGets.check(row, prefixes);
             floor(hbase, layout, hasher, checkGet, Duration.ofSeconds(5)); // its JIT too
             out.append(phase("floor, bare Get (client, no HTTP), alone", () -> floor(hbase, layout, hasher, null, GET_RUN)));

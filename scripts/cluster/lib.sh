@@ -93,20 +93,29 @@ EOS
 schema_apply() { on edge "$(adreport_cmd edge)" schema apply --set profiles.region.replication=2; }
 
 # --- daemons (up.sh, restart-daemon.sh) -----------------------------------------------------------
-# start_daemon HOST NAME HEAP MAINCLASS ARGS...: a JVM on HOST, its conf dir first on the classpath.
+# start_daemon HOST NAME HEAP[:GC] MAINCLASS ARGS...: a JVM on HOST, its conf dir first on the
+# classpath. GC is serial (the default: seven daemons share two cores) or g1 (what HBase's own
+# deployments run region servers with; pauses bounded by -XX:MaxGCPauseMillis=50).
 start_daemon() {
-  local h="$1" name="$2" heap="$3" main="$4"; shift 4
+  local h="$1" name="$2" heap="${3%%:*}" gc=serial main="$4"; shift 4
+  case "$3" in *:*) gc="${3#*:}" ;; esac
+  local gc_opts
+  case "$gc" in
+    serial) gc_opts="-XX:+UseSerialGC" ;;
+    g1) gc_opts="-XX:+UseG1GC -XX:MaxGCPauseMillis=50" ;;
+    *) die "start_daemon $name: GC '$gc' is not serial or g1" ;;
+  esac
   local c="$RUN/hosts/$h/conf"
   on_prefix "$h"
   "${ON[@]}" env JAVA_HOME="$JAVA_HOME_DIR" HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" \
-    java -Xmx"$heap" -XX:+UseSerialGC $OPENS -Djava.net.preferIPv4Stack=true \
+    java -Xmx"$heap" $gc_opts $OPENS -Djava.net.preferIPv4Stack=true \
       -Dlog4j.configuration="file:$RUN/log4j.properties" -Dhadoop.log.dir="$RUN/logs" \
       -Dhbase.log.dir="$RUN/logs" -Dyarn.log.dir="$RUN/logs" -Dzookeeper.admin.enableServer=false \
       -Dadreport.cluster.daemon="$TAG$name" \
       -cp "$c:$(cat "$DCP_FILE")" "$main" "$@" </dev/null >"$RUN/logs/$name.log" 2>&1 &
   echo $! >"$RUN/pids/$name.pid"; disown
   echo "$h" >"$RUN/pids/$name.host"
-  printf '%q ' "$h" "$name" "$heap" "$main" "$@" >"$RUN/pids/$name.spec"
+  printf '%q ' "$h" "$name" "$heap:$gc" "$main" "$@" >"$RUN/pids/$name.spec"
 }
 
 # await NAME SECONDS DESCRIPTION CHECK...: CHECK passes before the deadline while NAME's process lives.

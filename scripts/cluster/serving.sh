@@ -185,6 +185,10 @@ api PUT /v1/zones/sbsite/bz "{\"ads\":[$ads]}" || { echo "serving: could not reg
 printf '%s\n%s\n%s\n%s\n' "$devices" "$ADSERVER" '{"device":"' "\",\"campaigns\":[$campaigns]}" >"$W/check.params"
 printf '%s\n%s\n%s\n%s\n' "$devices" "$ADSERVER" '{"site":"sbsite","zone":"bz","device":"' '"}' >"$W/ad.params"
 
+for f in "$RUN"/pids/regionserver-*.spec; do # HOST NAME HEAP:GC MAINCLASS ...
+  read -r _ n hg _ <"$f"; echo "$n: heap and collector $hg"
+done | tee -a "$W/summary"
+
 # --- profiles: written, compacted and scanned into the block cache, once per cluster (up.sh writes
 # RUN/state) and device count
 if [ "$RUN/serving-profiles-$devices" -nt "$RUN/state" ]; then

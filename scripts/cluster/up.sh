@@ -24,9 +24,11 @@
 # by default only when its jars are missing, e.g. after `mvn -B verify` it is not rebuilt).
 # ADREPORT_CLUSTER_RS_HEAP (default 512m): each region server's heap; one region server holding
 # every region under load (roles.sh --region-servers "2 1") needs about 1g.
+# ADREPORT_CLUSTER_RS_GC (default serial): the region servers' collector, serial or g1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 RS_HEAP="${ADREPORT_CLUSTER_RS_HEAP:-512m}"
+RS_GC="${ADREPORT_CLUSTER_RS_GC:-serial}"
 
 T_START=$(date +%s)
 PHASE_T=$T_START
@@ -322,7 +324,7 @@ await namenode 60 "out of safe mode" equals "" jmx master "http://$M:$NN_HTTP" H
 phase hdfs
 
 start_daemon master hmaster 384m org.apache.hadoop.hbase.master.HMaster start
-for w in worker1 worker2; do start_daemon "$w" "regionserver-$w" "$RS_HEAP" org.apache.hadoop.hbase.regionserver.HRegionServer start; done
+for w in worker1 worker2; do start_daemon "$w" "regionserver-$w" "$RS_HEAP:$RS_GC" org.apache.hadoop.hbase.regionserver.HRegionServer start; done
 start_daemon master resourcemanager 384m org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
 start_daemon worker1 nodemanager 256m org.apache.hadoop.yarn.server.nodemanager.NodeManager
 start_daemon master jobhistory 256m org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer

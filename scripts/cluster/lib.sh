@@ -97,8 +97,9 @@ schema_apply() { on edge "$(adreport_cmd edge)" schema apply --set profiles.regi
 # classpath. GC is serial (the default: seven daemons share two cores) or g1 (what HBase's own
 # deployments run region servers with; pauses bounded by -XX:MaxGCPauseMillis=50).
 start_daemon() {
-  local h="$1" name="$2" heap="${3%%:*}" gc=serial main="$4"; shift 4
+  local h="$1" name="$2" heap="${3%%:*}" gc=serial main="$4"
   case "$3" in *:*) gc="${3#*:}" ;; esac
+  shift 4
   local gc_opts
   case "$gc" in
     serial) gc_opts="-XX:+UseSerialGC" ;;

@@ -74,7 +74,7 @@ public final class AdController {
         this.beaconBase = config.beaconUrl().replaceAll("/+$", "") + "/v1/pixel?";
         this.fields = BeaconFields.of(cube);
         this.latency = metrics.histogram("adreport_serve_ad_seconds", "Latency of POST /v1/serve/ad (one profile Get, choice, answer)",
-                new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
+                Metrics.LATENCY_BUCKETS);
         this.unfilled = metrics.counter("adreport_serve_ad_unfilled_total", "Ad requests with no eligible ad");
     }
 

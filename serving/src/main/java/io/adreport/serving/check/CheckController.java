@@ -58,7 +58,7 @@ public final class CheckController {
         this.decider = decider;
         this.maxCampaigns = config.maxCampaigns();
         this.latency = metrics.histogram("adreport_serve_check_seconds", "Latency of POST /v1/serve/check (parse, one Get, answer)",
-                new double[] {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5});
+                Metrics.LATENCY_BUCKETS);
     }
 
     public void check(Context ctx) throws IOException {

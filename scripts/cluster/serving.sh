@@ -57,7 +57,7 @@ api() { # METHOD PATH BODY: with the analyst key, from the edge host; fails on H
 floor() { # ServingFloor ARGS... on the edge host, as the cluster's clients see HBase
   on edge env HBASE_CONF_DIR="$RUN/hosts/edge/conf" HADOOP_CONF_DIR="$RUN/hosts/edge/conf" \
     ADREPORT_DEVICE_HASH_SECRET="$(cat "$RUN/device-hash.secret")" "${EDGE_CPU[@]}" \
-    java -Xmx1g -XX:+UseParallelGC -Djava.net.preferIPv4Stack=true $OPENS \
+    java -Xmx1g -XX:+UseParallelGC -Xlog:gc:stderr -Djava.net.preferIPv4Stack=true $OPENS \
     -cp "$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")" \
     io.adreport.benchmarks.serving.ServingFloor "$@" --devices "$devices" 2>>"$W/floor.log"
 }

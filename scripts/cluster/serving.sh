@@ -22,13 +22,16 @@
 #
 #   scripts/cluster/serving.sh [--devices N] [--seconds S] [--connections C] [--rounds R]
 #                              [--pin edge|workers] [--no-ingest]
+#                              [--warmup-rounds N] [--quiet-compiler PCT]
+# The warm-up: rounds of 10 s of checks and 10 s of ads until the API's JIT compiler threads used at
+# most --quiet-compiler percent (default 3) of its CPU in a round, or --warmup-rounds (default 6).
 #
 # Needs wrk (installed with apt-get when missing) and the benchmarks' classes
 # (mvn -B -q install -DskipTests, as up.sh does). Files go to RUN/serving/HHMMSS/.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 load_state || { echo "serving: no cluster in $RUN (run scripts/cluster/up.sh first)"; exit 1; }
-devices=1000000 seconds=30 connections=8 rounds=2 pin="" ingest=1
+devices=1000000 seconds=30 connections=8 rounds=2 pin="" ingest=1 warmup_rounds=6 quiet_compiler=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --devices) devices="$2"; shift 2 ;;
@@ -38,6 +41,8 @@ while [ $# -gt 0 ]; do
     --pin) pin="$2"; shift 2
            case "$pin" in edge|workers) ;; *) echo "serving: --pin takes edge or workers, not '$pin'"; exit 2 ;; esac ;;
     --no-ingest) ingest=0; shift ;;
+    --warmup-rounds) warmup_rounds="$2"; shift 2 ;;
+    --quiet-compiler) quiet_compiler="$2"; shift 2 ;;
     *) sed -n "2,/^set -uo/p" "$0" | sed "\$d"; exit 2 ;;
   esac
 done
@@ -237,7 +242,26 @@ else
   echo "region servers still busy after 300 s ($b); the numbers below include it" | tee -a "$W/summary"
 fi
 # --- warm-up (the JIT of the API, the region servers and the floor's JVM), then the idle CPU ------
-echo "warm-up: checks $(wrk_run check 20 | cut -d';' -f1); ads $(wrk_run ad 10 | cut -d';' -f1); Gets $(floor gets --seconds 5 --filtered true | cut -d';' -f1)"
+# Rounds of 10 s of checks and 10 s of ads until the API's JIT compiler threads ("C1/C2
+# CompilerThread", per thread from /proc) use at most --quiet-compiler percent of the API's CPU in
+# a round, or --warmup-rounds rounds.
+api_cpu_ms() { # "total-ms compiler-ms" of the API's JVM, so far
+  local hz; hz=$(getconf CLK_TCK)
+  for t in /proc/"$(cat "$RUN/pids/report-api.pid")"/task/*; do
+    { read -r c <"$t/comm"; read -r st <"$t/stat"; } 2>/dev/null || continue
+    echo "$c|${st##*) }"
+  done | awk -F'|' -v hz="$hz" '{ split($2, f, " "); ms = (f[12] + f[13]) * 1000 / hz; all += ms; if ($1 ~ /CompilerThre/) jit += ms }
+    END { printf "%d %d\n", all, jit }'
+}
+for w in $(seq 1 "$warmup_rounds"); do
+  read -r a0 j0 < <(api_cpu_ms)
+  c=$(wrk_run check 10 | cut -d';' -f1); a=$(wrk_run ad 10 | cut -d';' -f1)
+  read -r a1 j1 < <(api_cpu_ms)
+  pct=$(awk -v j=$((j1 - j0)) -v a=$((a1 - a0)) 'BEGIN { printf "%.1f", a > 0 ? j * 100 / a : 0 }')
+  echo "warm-up round $w: the API's compiler $((j1 - j0)) of $((a1 - a0)) ms CPU ($pct%); checks $c; ads $a" | tee -a "$W/summary"
+  awk -v p="$pct" -v q="$quiet_compiler" 'BEGIN { exit !(p <= q) }' && break
+done
+echo "warm-up: Gets $(floor gets --seconds 5 --filtered true | cut -d';' -f1)"
 sleep 5
 measure_idle 15
 status=0
@@ -258,10 +282,13 @@ if [ "$ingest" = 1 ]; then
   gen "$W/capacity.ndjson" 120000 "cap-$$-" 600 21; split_for "$W/capacity" agg1 agg2
   gen "$W/capacity-warm.ndjson" 40000 "capw-$$-" 600 22; split_for "$W/capacity-warm" agg1 agg2
   replay "$W/capacity-warm-agg1.ndjson" agg1 >/dev/null & replay "$W/capacity-warm-agg2.ndjson" agg2 >/dev/null & wait
-  t0=$(date +%s.%N)
+  gc_snapshot >"$W/gc-before-capacity"; snapshot >"$W/before-capacity"; t0=$(date +%s.%N)
   replay "$W/capacity-agg1.ndjson" agg1 >"$W/capacity-agg1.out" & replay "$W/capacity-agg2.ndjson" agg2 >"$W/capacity-agg2.out" & wait
-  capacity=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", 120000 / (b - a) }')
+  t1=$(date +%s.%N); snapshot >"$W/after-capacity"; gc_snapshot >"$W/gc-after-capacity"
+  capacity=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", 120000 / (b - a) }')
   echo "ingest capacity (bin/adreport replay to both aggregators, 1,000-event batches, same run): $capacity events/s" | tee -a "$W/summary"
+  cost_per_unit capacity 120000 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" event | sed -n '/-- by role/,$p' | tee -a "$W/summary"
+  echo "   GC during it: $(join "$W/gc-before-capacity" "$W/gc-after-capacity" | awk '{ printf "%s %d ms (%d full)  ", $1, $4 - $2, $5 - $3 }')" | tee -a "$W/summary"
   # enough events for the three phases and the snapshots between them; stopped after the phases
   half=$((capacity / 2)); span=$((20 + 2 * seconds + 150))
   gen "$W/half.ndjson" $((half * span)) "half-$$-" 600 23; split_for "$W/half" agg1 agg2

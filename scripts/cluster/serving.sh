@@ -257,7 +257,7 @@ for w in $(seq 1 "$warmup_rounds"); do
   read -r a0 j0 < <(api_cpu_ms)
   c=$(wrk_run check 10 | cut -d';' -f1); a=$(wrk_run ad 10 | cut -d';' -f1)
   read -r a1 j1 < <(api_cpu_ms)
-  pct=$(awk -v j=$((j1 - j0)) -v a=$((a1 - a0)) 'BEGIN { printf "%.1f", a > 0 ? j * 100 / a : 0 }')
+  pct=$(awk -v j=$((j1 - j0)) -v a=$((a1 - a0)) 'BEGIN { printf "%.1f", (a > 0 ? j * 100 / a : 0) }')
   echo "warm-up round $w: the API's compiler $((j1 - j0)) of $((a1 - a0)) ms CPU ($pct%); checks $c; ads $a" | tee -a "$W/summary"
   awk -v p="$pct" -v q="$quiet_compiler" 'BEGIN { exit !(p <= q) }' && break
 done

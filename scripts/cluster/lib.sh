@@ -94,8 +94,8 @@ schema_apply() { on edge "$(adreport_cmd edge)" schema apply --set profiles.regi
 
 # --- daemons (up.sh, restart-daemon.sh) -----------------------------------------------------------
 # start_daemon HOST NAME HEAP[:GC] MAINCLASS ARGS...: a JVM on HOST, its conf dir first on the
-# classpath. GC is serial (the default: seven daemons share two cores) or g1 (what HBase's own
-# deployments run region servers with; pauses bounded by -XX:MaxGCPauseMillis=50).
+# classpath. GC is serial (the default: seven daemons share two cores) or g1 (pauses aimed at
+# 50 ms: fewer checks at their deadline beside ingest, more region-server CPU per event).
 start_daemon() {
   local h="$1" name="$2" heap="${3%%:*}" gc=serial main="$4"
   case "$3" in *:*) gc="${3#*:}" ;; esac

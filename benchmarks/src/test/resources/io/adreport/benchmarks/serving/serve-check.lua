@@ -49,8 +49,7 @@ local function recorded(summary, latency, connections)
    local per = math.floor(summary.requests / connections)
    if per == 0 then return nil end
    local e = math.floor(summary.duration / per)
-   local synthetic, index = {}, {}
-   for i = 1, n do index[values[i]] = i end
+   local synthetic = {}
    local rec, total = {}, 0
    for i = n, 1, -1 do
       local v = values[i]

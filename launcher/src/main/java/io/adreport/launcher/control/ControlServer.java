@@ -38,6 +38,8 @@ public final class ControlServer implements AutoCloseable {
         int run(List<String> args, PrintStream out);
     }
 
+    private static final long CLOSE_WAIT_MS = 2000;
+
     private final ServerSocketChannel server;
     private final Path socket;
     private final Handler handler;
@@ -104,12 +106,29 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops listening. Closing the channel only signals the accepting thread; until that thread
+     * has left its blocked {@code accept}, the kernel's listening socket lives on and can still
+     * take a connection (a client then ran its command in a stack that had closed). So close
+     * waits for the thread (bounded: a request being served may take longer) before it removes
+     * the socket file.
+     */
     @Override
     public void close() {
         try {
             server.close();
         } catch (IOException e) {
             LOG.debug("closing the control socket: {}", e.toString());
+        }
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(CLOSE_WAIT_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (thread.isAlive()) {
+                LOG.info("the control socket's thread still serves a request {} ms after close", CLOSE_WAIT_MS);
+            }
         }
         try {
             Files.deleteIfExists(socket);

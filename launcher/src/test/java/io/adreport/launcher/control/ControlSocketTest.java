@@ -67,6 +67,43 @@ class ControlSocketTest {
     }
 
     @Test
+    void aClosedServerTakesNoCommandEvenWhileItsThreadIsSlowToLeaveAccept(@TempDir Path data) throws Exception {
+        // close() used to return while the accepting thread was still blocked in accept(): a client
+        // reaching the socket file then (here through a kept link) ran its command. Busy threads make
+        // the accepting thread slow to see the close, as on a loaded machine (before the fix: 14 of 400).
+        Thread[] busy = new Thread[3];
+        for (int i = 0; i < busy.length; i++) {
+            busy[i] = new Thread(() -> {
+                long x = 0;
+                while (!Thread.currentThread().isInterrupted()) {
+                    x += System.nanoTime() & 7;
+                }
+            });
+            busy[i].setDaemon(true);
+            busy[i].start();
+        }
+        int accepted = 0;
+        try {
+            for (int i = 0; i < 300; i++) {
+                Path dir = Files.createDirectories(data.resolve("d" + i));
+                ControlServer server = ControlServer.start(dir, (args, out) -> 0).orElseThrow();
+                Path kept = dir.resolve("kept.sock");
+                Files.createLink(kept, ControlSocket.path(dir));
+                server.close();
+                Files.move(kept, ControlSocket.path(dir));
+                if (ControlClient.run(dir, List.of("reconcile"), new PrintStream(new ByteArrayOutputStream())).isPresent()) {
+                    accepted++;
+                }
+            }
+        } finally {
+            for (Thread t : busy) {
+                t.interrupt();
+            }
+        }
+        assertEquals(0, accepted, "commands run by a closed server");
+    }
+
+    @Test
     void aHandlerThatThrowsAnswersItsErrorAndANonZeroExit(@TempDir Path data) throws Exception {
         try (ControlServer server = ControlServer.start(data, (args, out) -> {
             throw new IllegalStateException("boom");

@@ -30,6 +30,7 @@
 # (mvn -B -q install -DskipTests, as up.sh does). Files go to RUN/serving/HHMMSS/.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/benchmarks/lib.sh" # bench_java; cpu_ms, thread_cpu and thread_cpu_ms for the API's JIT
 load_state || { echo "serving: no cluster in $RUN (run scripts/cluster/up.sh first)"; exit 1; }
 devices=1000000 seconds=30 connections=8 rounds=2 pin="" ingest=1 warmup_rounds=6 quiet_compiler=3
 while [ $# -gt 0 ]; do
@@ -245,20 +246,14 @@ fi
 # Rounds of 10 s of checks and 10 s of ads until the API's JIT compiler threads ("C1/C2
 # CompilerThread", per thread from /proc) use at most --quiet-compiler percent of the API's CPU in
 # a round, or --warmup-rounds rounds.
-api_cpu_ms() { # "total-ms compiler-ms" of the API's JVM, so far
-  local hz; hz=$(getconf CLK_TCK)
-  for t in /proc/"$(cat "$RUN/pids/report-api.pid")"/task/*; do
-    { read -r c <"$t/comm"; read -r st <"$t/stat"; } 2>/dev/null || continue
-    echo "$c|${st##*) }"
-  done | awk -F'|' -v hz="$hz" '{ split($2, f, " "); ms = (f[12] + f[13]) * 1000 / hz; all += ms; if ($1 ~ /CompilerThre/) jit += ms }
-    END { printf "%d %d\n", all, jit }'
-}
+api=$(cat "$RUN/pids/report-api.pid")
 for w in $(seq 1 "$warmup_rounds"); do
-  read -r a0 j0 < <(api_cpu_ms)
+  thread_cpu "$api" >"$W/api-threads-before"; a0=$(cpu_ms "$api")
   c=$(wrk_run check 10 | cut -d';' -f1); a=$(wrk_run ad 10 | cut -d';' -f1)
-  read -r a1 j1 < <(api_cpu_ms)
-  pct=$(awk -v j=$((j1 - j0)) -v a=$((a1 - a0)) 'BEGIN { printf "%.1f", (a > 0 ? j * 100 / a : 0) }')
-  echo "warm-up round $w: the API's compiler $((j1 - j0)) of $((a1 - a0)) ms CPU ($pct%); checks $c; ads $a" | tee -a "$W/summary"
+  thread_cpu "$api" >"$W/api-threads-after"; a1=$(cpu_ms "$api")
+  jit=$(thread_cpu_ms "$W/api-threads-before" "$W/api-threads-after" CompilerThre)
+  pct=$(awk -v j="$jit" -v a=$((a1 - a0)) 'BEGIN { printf "%.1f", (a > 0 ? j * 100 / a : 0) }')
+  echo "warm-up round $w: the API's compiler $jit of $((a1 - a0)) ms CPU ($pct%); checks $c; ads $a" | tee -a "$W/summary"
   awk -v p="$pct" -v q="$quiet_compiler" 'BEGIN { exit !(p <= q) }' && break
 done
 echo "warm-up: Gets $(floor gets --seconds 5 --filtered true | cut -d';' -f1)"
@@ -274,7 +269,7 @@ done
 
 if [ "$ingest" = 1 ]; then
   # --- beside ingest at half capacity: capacity from a replay as fast as the aggregators take it
-  gen() { java -cp "$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")" io.adreport.benchmarks.GenerateEvents "$@" 2>/dev/null; }
+  gen() { bench_java io.adreport.benchmarks.GenerateEvents "$@" 2>/dev/null; }
   replay() { # FILE AGGREGATOR [RATE]: bin/adreport replay from the edge host; its last line
     on edge "${EDGE_CPU[@]}" "$(adreport_cmd edge)" replay "$1" --url "http://$(host_name "$2"):${INGEST_PORT[$2]}" \
       --batch 1000 --concurrency 2 ${3:+--rate "$3"} 2>/dev/null | tail -1

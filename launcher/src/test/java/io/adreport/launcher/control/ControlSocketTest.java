@@ -70,7 +70,7 @@ class ControlSocketTest {
     void aClosedServerTakesNoCommandEvenWhileItsThreadIsSlowToLeaveAccept(@TempDir Path data) throws Exception {
         // close() used to return while the accepting thread was still blocked in accept(): a client
         // reaching the socket file then (here through a kept link) ran its command. Busy threads make
-        // the accepting thread slow to see the close, as on a loaded machine (before the fix: 14 of 400).
+        // the accepting thread slow to see the close, as on a loaded machine (before the fix: 11 of 300).
         Thread[] busy = new Thread[3];
         for (int i = 0; i < busy.length; i++) {
             busy[i] = new Thread(() -> {

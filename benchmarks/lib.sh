@@ -49,3 +49,22 @@ await_stack() {
     sleep 1
   done
 }
+
+# await_flushed PORT MAX_SECONDS: waits until the aggregator on ingest PORT holds no counter delta
+# (adreport_buffer_cells 0) and has sent no counter cell for 5 s in a row (the flush that took the
+# last deltas has ended), up to MAX_SECONDS; prints how long it waited and what it found.
+await_flushed() {
+  local port="$1" max="$2" start=$SECONDS last="" same=0 m cells sent
+  while [ $((SECONDS - start)) -lt "$max" ]; do
+    m=$(curl -fsS "http://localhost:$port/metrics" 2>/dev/null) || m=""
+    cells=$(awk '$1 == "adreport_buffer_cells" { printf "%d", $2 }' <<<"$m")
+    sent=$(awk '$1 == "adreport_increment_cells_sent_total" { printf "%d", $2 }' <<<"$m")
+    if [ "${cells:-1}" = 0 ] && [ -n "$sent" ] && [ "$sent" = "$last" ]; then same=$((same + 1)); else same=0; fi
+    last="$sent"
+    if [ "$same" -ge 5 ]; then
+      echo "flushed after $((SECONDS - start)) s: buffer empty, $sent counter cells sent in all" >&2; return 0
+    fi
+    sleep 1
+  done
+  echo "not flushed after $max s: buffer cells ${cells:-?}, $sent counter cells sent" >&2
+}

@@ -13,15 +13,20 @@
 # impressions of the large day through `bin/adreport replay` before each of its timed re-runs
 # (untimed; the aggregator stores them and marks the day late): what a re-run costs when late
 # events changed the day. --late-via raw writes them into the raw table instead (LoadRawDay: rows
-# stored around the aggregators, no late mark).
+# stored around the aggregators, no late mark). Before the first pass it waits, up to --settle S
+# seconds (default 600), until the aggregator has flushed its last counter deltas: the nightly run
+# starts hours after its day's last event (reconcile.time, 03:00 UTC), when the live counters have
+# long been written, while a back-fill's last flush takes tens of seconds (almost every event has
+# rows of its own) and a close that comes first drops what it had not sent (the recount restores
+# it: every such cell is corrected). --settle 0 closes the day right after the load.
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
-#                             [--keep DIR [--reuse]] [--port P] [--late N [--late-via replay|raw]]
+#                             [--keep DIR [--reuse]] [--port P] [--late N [--late-via replay|raw]] [--settle S]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
 # whose `reconcile` runs in the stack through its control socket is marked "[in the stack]"), and
-# its "phases:" line, then, for wall and for
+# its "phases:" line and the cells it corrected, then, for wall and for
 # CPU, the fixed cost (the empty day's median) and the rate beyond it (events / (median - fixed
 # cost)); on a shared machine the CPU figures move far less with the load than the wall ones.
 # RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR).
@@ -29,7 +34,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
-events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,7 +49,8 @@ while [ $# -gt 0 ]; do
     --port) report="$2"; shift 2 ;;
     --late) late="$2"; shift 2 ;;
     --late-via) late_via="$2"; shift 2 ;;
-    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
+    --settle) settle="$2"; shift 2 ;;
+    -h|--help) sed -n 2,31p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -104,8 +110,13 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
   cpu=$(echo "$cpu $before $(stack_cpu)" | awk '{ printf "%.1f", $1 + $2 + $4 - $3 }')
   printf '%s %s %s %s %s%s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
     "$cpu" "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" \
-    "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')" | tee -a "$work/times" >&2
+    "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')$(awk '$1 == "total" { printf "; cells corrected %s of %s", $3, $2 }' "$out")" \
+    | tee -a "$work/times" >&2
 }
+if [ -z "$reuse" ] && [ "$settle" -gt 0 ]; then
+  echo "== waiting (up to $settle s) for the aggregator's last counter flush before the first pass" >&2
+  await_flushed "$ingest" "$settle"
+fi
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 late_events() { # N new impressions of the large day (ids unique to this moment)
   local f="$work/late.ndjson"

@@ -46,6 +46,14 @@ import org.slf4j.LoggerFactory;
  * interval; the published bound is the largest such amount over the last {@link #WINDOW} of
  * intervals, so a burst raises it at once and it decays a minute after the burst ends.
  *
+ * <p>Batches: the operations of one flush go out in {@code Table.batch} calls of at most
+ * {@link #BATCH_ROWS} rows, one after another, each within the tables' operation timeout. A
+ * back-fill touches every campaign and up to 96 quarters of each at once: as one call of 30,000
+ * rows it outlasted that timeout on every flush, so the whole generation was retried (its
+ * Increments counted twice where the server had applied them) and grew until ingest stopped.
+ * After a call fails, the rest of the flush is not sent (HBase is then likely slow or away): its
+ * operations are added back unsent, certain not to be applied.
+ *
  * <p>Failure: operations that failed are added back into the next generation and retried (and
  * counted). An Increment whose outcome is unknown (a timeout after the server applied it) may be
  * counted twice in the live spend: the budget reads reconciled days from the exact counters, so
@@ -56,6 +64,8 @@ import org.slf4j.LoggerFactory;
 public final class SpendFlusher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpendFlusher.class);
     static final Duration WINDOW = Duration.ofMinutes(1);
+    /** Row operations per {@code Table.batch} call of a flush. */
+    public static final int BATCH_ROWS = 1_000;
 
     record Key(String advertiser, String campaign, long quarter) {
     }
@@ -68,7 +78,7 @@ public final class SpendFlusher implements AutoCloseable {
     private final int maxKeys;
     private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
     private final ReentrantLock flushLock = new ReentrantLock();
-    private final Map<String, long[]> window = new HashMap<>();
+    private final Map<String, BoundRing> window = new HashMap<>();
     private final Metrics.Counter flushes;
     private final Metrics.Counter failures;
     private final Metrics.Counter flushedMicros;
@@ -165,15 +175,14 @@ public final class SpendFlusher implements AutoCloseable {
         }
         // Bounds: every campaign with a recent interval, including those that spent nothing now (the bound decays).
         for (String id : byCampaign.keySet()) {
-            window.computeIfAbsent(id, x -> new long[windowSlots]);
+            window.computeIfAbsent(id, x -> new BoundRing(windowSlots));
         }
-        for (Iterator<Map.Entry<String, long[]>> it = window.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, long[]> w = it.next();
-            long[] ring = w.getValue();
-            long before = max(ring);
+        for (Iterator<Map.Entry<String, BoundRing>> it = window.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, BoundRing> w = it.next();
+            BoundRing ring = w.getValue();
+            long before = ring.max();
             Map<Long, Long> spent = byCampaign.get(w.getKey());
-            ring[slot] = spent == null ? 0 : spent.values().stream().mapToLong(Long::longValue).sum();
-            long after = max(ring);
+            long after = ring.set(slot, spent == null ? 0 : spent.values().stream().mapToLong(Long::longValue).sum());
             if (spent != null || after != before) {
                 String[] ac = w.getKey().split("\0", 2);
                 ops.add(SpendRows.bound(SpendRows.row(ac[0], ac[1], shard), after, now));
@@ -185,15 +194,7 @@ public final class SpendFlusher implements AutoCloseable {
         if (ops.isEmpty()) {
             return;
         }
-        tally.sent(ops);
-        Object[] results = new Object[ops.size()];
-        try (Table t = tables.open(layout.spendTable())) {
-            t.batch(ops, results);
-        } catch (IOException ex) {
-            LOG.warn("spend flush: {} of {} operations failed, retried next flush: {}", countFailed(results), ops.size(), ex.toString());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
+        Object[] results = send(ops);
         long written = 0;
         for (int i = 0; i < incs.size(); i++) {
             Map.Entry<String, Map<Long, Long>> e = incs.get(i);
@@ -210,6 +211,32 @@ public final class SpendFlusher implements AutoCloseable {
         flushSeconds.observeNanos(System.nanoTime() - start);
     }
 
+    /**
+     * Sends {@code ops} in calls of {@link #BATCH_ROWS}; returns each operation's result, null
+     * where it failed or was not sent (after a failed call the rest is not sent).
+     */
+    private Object[] send(List<Row> ops) {
+        Object[] results = new Object[ops.size()];
+        try (Table t = tables.open(layout.spendTable())) {
+            for (int from = 0; from < ops.size(); from += BATCH_ROWS) {
+                List<Row> chunk = ops.subList(from, Math.min(ops.size(), from + BATCH_ROWS));
+                Object[] answers = new Object[chunk.size()];
+                tally.sent(chunk);
+                try {
+                    t.batch(chunk, answers);
+                } finally {
+                    System.arraycopy(answers, 0, results, from, answers.length);
+                }
+            }
+        } catch (IOException ex) {
+            LOG.warn("spend flush: {} of {} operations failed or not sent, retried next flush: {}", countFailed(results), ops.size(),
+                    ex.toString());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        return results;
+    }
+
     private static int countFailed(Object[] results) {
         int n = 0;
         for (Object r : results) {
@@ -218,14 +245,6 @@ public final class SpendFlusher implements AutoCloseable {
             }
         }
         return n;
-    }
-
-    private static long max(long[] ring) {
-        long m = 0;
-        for (long v : ring) {
-            m = Math.max(m, v);
-        }
-        return m;
     }
 
     /** Stops as a crash would: what is pending is lost (the nightly job's counters restore it). */

@@ -13,12 +13,13 @@
 # impressions of the large day through `bin/adreport replay` before each of its timed re-runs
 # (untimed; the aggregator stores them and marks the day late): what a re-run costs when late
 # events changed the day. --late-via raw writes them into the raw table instead (LoadRawDay: rows
-# stored around the aggregators, no late mark). Before the first pass it waits, up to --settle S
-# seconds (default 600), until the aggregator has flushed its last counter deltas: the nightly run
-# starts hours after its day's last event (reconcile.time, 03:00 UTC), when the live counters have
-# long been written, while a back-fill's last flush takes tens of seconds (almost every event has
-# rows of its own) and a close that comes first drops what it had not sent (the recount restores
-# it: every such cell is corrected). --settle 0 closes the day right after the load.
+# stored around the aggregators, no late mark). Before the first pass it brings the stack, up to
+# --settle S seconds each step (default 600), to what a nightly run meets at 03:00 UTC, hours after
+# its day's last event (reconcile.time): the aggregator has flushed its last counter deltas (a
+# back-fill's last flush takes tens of seconds, and a close that comes first drops what it had not
+# sent: the recount restores it, every such cell corrected), and the region server has flushed the
+# day's edits to HFiles (its periodic flush, five minutes in the local stack) and finished the
+# compactions that started (SettleTables). --settle 0 runs the first pass right after the load.
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
 #                             [--keep DIR [--reuse]] [--port P] [--late N [--late-via replay|raw]] [--settle S]
@@ -114,8 +115,9 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
     | tee -a "$work/times" >&2
 }
 if [ -z "$reuse" ] && [ "$settle" -gt 0 ]; then
-  echo "== waiting (up to $settle s) for the aggregator's last counter flush before the first pass" >&2
+  echo "== settling (up to $settle s a step): the aggregator's last counter flush, then the region server's flushes and compactions" >&2
   await_flushed "$ingest" "$settle"
+  bench_java io.adreport.benchmarks.SettleTables "$data" ads "$settle" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
 fi
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 late_events() { # N new impressions of the large day (ids unique to this moment)

@@ -50,21 +50,26 @@ await_stack() {
   done
 }
 
+# metric PORT NAME [DECIMALS]: the sum of a metric's samples (every label set) from /metrics on
+# PORT, with DECIMALS decimals (default 0); 0 when it cannot be read.
+metric() {
+  curl -fsS "http://localhost:$1/metrics" 2>/dev/null | awk -v m="$2" -v d="${3:-0}" '$1 == m || index($1, m "{") == 1 { s += $2 }
+    END { printf "%.*f\n", d, s }'
+}
+
 # await_flushed PORT MAX_SECONDS: waits until the aggregator on ingest PORT holds no counter delta
 # (adreport_buffer_cells 0) and has sent no counter cell for 5 s in a row (the flush that took the
 # last deltas has ended), up to MAX_SECONDS; prints how long it waited and what it found.
 await_flushed() {
-  local port="$1" max="$2" start=$SECONDS last="" same=0 m cells sent
+  local port="$1" max="$2" start=$SECONDS last="" same=0 cells sent
   while [ $((SECONDS - start)) -lt "$max" ]; do
-    m=$(curl -fsS "http://localhost:$port/metrics" 2>/dev/null) || m=""
-    cells=$(awk '$1 == "adreport_buffer_cells" { printf "%d", $2 }' <<<"$m")
-    sent=$(awk '$1 == "adreport_increment_cells_sent_total" { printf "%d", $2 }' <<<"$m")
-    if [ "${cells:-1}" = 0 ] && [ -n "$sent" ] && [ "$sent" = "$last" ]; then same=$((same + 1)); else same=0; fi
+    cells=$(metric "$port" adreport_buffer_cells) sent=$(metric "$port" adreport_increment_cells_sent_total)
+    if [ "$cells" = 0 ] && [ "$sent" = "$last" ]; then same=$((same + 1)); else same=0; fi
     last="$sent"
     if [ "$same" -ge 5 ]; then
       echo "flushed after $((SECONDS - start)) s: buffer empty, $sent counter cells sent in all" >&2; return 0
     fi
     sleep 1
   done
-  echo "not flushed after $max s: buffer cells ${cells:-?}, $sent counter cells sent" >&2
+  echo "not flushed after $max s: buffer cells $cells, $sent counter cells sent" >&2
 }

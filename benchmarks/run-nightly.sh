@@ -117,7 +117,7 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
 if [ -z "$reuse" ] && [ "$settle" -gt 0 ]; then
   echo "== settling (up to $settle s a step): the aggregator's last counter flush, then the region server's flushes and compactions" >&2
   await_flushed "$ingest" "$settle"
-  bench_java io.adreport.benchmarks.SettleTables "$data" ads "$settle" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
+  bench_java io.adreport.benchmarks.SettleTables "$data" "$settle" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
 fi
 [ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 late_events() { # N new impressions of the large day (ids unique to this moment)

@@ -133,9 +133,6 @@ share() { # part-ms whole-ms -> part's share of whole in %, one decimal ("n/a" w
 replay_rate() { # replay's output file -> its events/s as it printed them ("1,234")
   sed -n 's/.*events in [0-9.]* s (\([0-9,]*\) events\/s).*/\1/p' "$1"
 }
-metric() { # sum of a metric's samples (all label sets) from /metrics
-  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.0f\n", s }'
-}
 
 stop() { # SIGTERM (flushes, like Ctrl-C), then wait for the process to end so that the next stack finds its ports free
   kill -TERM "$pid" 2>/dev/null || true

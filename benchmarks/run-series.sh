@@ -45,11 +45,8 @@ opens="--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.ni
 . "$here/lib.sh"
 # shellcheck disable=SC2086 # $opens is a list of options
 bench() { bench_java $opens "$@"; }
-metric() { # sum of a metric's samples (all label sets)
-  curl -fsS "http://localhost:$1/metrics" | awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { printf "%.6f\n", s }'
-}
 mean_ms() { # port histogram -> "mean X ms over N" since the last call's snapshot in $work/$1-$2
-  local s c f="$work/m-$1-$2"; s=$(metric "$1" "$2_sum"); c=$(metric "$1" "$2_count")
+  local s c f="$work/m-$1-$2"; s=$(metric "$1" "$2_sum" 6); c=$(metric "$1" "$2_count")
   [ -f "$f" ] && read -r s0 c0 <"$f" || { s0=0; c0=0; }
   echo "$s $c" >"$f"
   awk -v s="$s" -v c="$c" -v s0="$s0" -v c0="$c0" 'BEGIN { n = c - c0; if (n <= 0) print "none"; else printf "mean %.2f ms over %d\n", (s - s0) * 1000 / n, n }'

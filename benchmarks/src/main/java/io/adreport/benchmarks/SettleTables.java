@@ -1,6 +1,9 @@
 package io.adreport.benchmarks;
 
+import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.hbase.HBaseEndpoint;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +15,8 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 
 /**
  * Brings a running local stack's tables to the state a 03:00 nightly run finds yesterday's rows
- * in: {@code SettleTables DATA_DIR [NAMESPACE] [MAX_SECONDS]} flushes every table of the namespace
- * (default {@code ads}) to HFiles, as the region server's periodic flush does within
+ * in: {@code SettleTables DATA_DIR [MAX_SECONDS] [NAMESPACE]} flushes every table of the namespace
+ * (default: the default cube's, as the local stack uses) to HFiles, as the region server's periodic flush does within
  * {@code hbase.regionserver.optionalcacheflushinterval} (five minutes in the local stack) of an
  * edit, then waits, up to MAX_SECONDS (default 600), until no compaction those flushes started is
  * running. A pass right after ingest instead scans the memstores (every version of every writer
@@ -25,11 +28,11 @@ public final class SettleTables {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
-            System.err.println("usage: SettleTables DATA_DIR [NAMESPACE] [MAX_SECONDS]");
+            System.err.println("usage: SettleTables DATA_DIR [MAX_SECONDS] [NAMESPACE]");
             System.exit(2);
         }
-        String namespace = args.length > 1 ? args[1] : "ads";
-        long maxMillis = (args.length > 2 ? Long.parseLong(args[2]) : 600) * 1000;
+        long maxMillis = (args.length > 1 ? Long.parseLong(args[1]) : 600) * 1000;
+        String namespace = args.length > 2 ? args[2] : CubeLoader.defaultCube().name();
         long start = System.nanoTime();
         try (Connection c = ConnectionFactory.createConnection(HBaseEndpoint.configuration(Path.of(args[0])));
              Admin admin = c.getAdmin()) {
@@ -43,8 +46,8 @@ public final class SettleTables {
                 busy.removeIf(t -> {
                     try {
                         return admin.getCompactionState(t) == CompactionState.NONE;
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
                 });
                 if (!busy.isEmpty()) {

@@ -24,13 +24,15 @@ import org.apache.hadoop.conf.Configuration;
  * @param mapBufferCells distinct cells a map task sums in memory before spilling
  * @param bulkMinCells   corrections of one reduce task from which they are bulk-loaded as HFiles
  *                       instead of written as Puts/Deletes (0 = always, -1 = never)
+ * @param indexBulkMinEntries ranked index entries of one reduce task from which they are written
+ *                       as HFiles and bulk-loaded instead of Put (0 = always, -1 = never)
  * @param tmpDir         base directory of the local job runner's files ("" = system temp dir)
  * @param rewriteViews   write every day's device views again ({@code always}), not only a day
  *                       that may miss one ({@code gaps}, {@code ViewRewrite})
  */
 public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays, Duration grace, Duration liveness,
                               Duration poll, int splits, int reducers, int joinBatch, int mapBufferCells, int bulkMinCells,
-                              String tmpDir, boolean rewriteViews) {
+                              int indexBulkMinEntries, String tmpDir, boolean rewriteViews) {
 
     public static final String ENABLED = "reconcile.enabled";
     public static final String TIME = "reconcile.time";
@@ -46,6 +48,8 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
     public static final String MAP_BUFFER_CELLS = "reconcile.map.buffer.cells";
     /** Corrections per reduce task from which they are bulk-loaded; 0 = always, -1 = never. */
     public static final String BULK_MIN_CELLS = "reconcile.bulk.min.cells";
+    /** Ranked index entries per reduce task from which they are bulk-loaded; 0 = always, -1 = never. */
+    public static final String INDEX_BULK_MIN_ENTRIES = "reconcile.index.bulk.min.entries";
     public static final String TMP_DIR = "reconcile.tmp.dir";
     public static final String VIEWS_REWRITE = "reconcile.views.rewrite";
 
@@ -53,7 +57,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
      * The settings the job's input format and tasks read back from the job configuration, where
      * {@link #applyTo} wrote them at submission; the others are used by the submitter only.
      */
-    public static final List<String> TASK_SETTINGS = List.of(SPLITS, JOIN_BATCH, MAP_BUFFER_CELLS, BULK_MIN_CELLS);
+    public static final List<String> TASK_SETTINGS = List.of(SPLITS, JOIN_BATCH, MAP_BUFFER_CELLS, BULK_MIN_CELLS, INDEX_BULK_MIN_ENTRIES);
 
     public static final ConfigDef DEF = new ConfigDef("Reconcile")
             .define(ENABLED, Type.BOOLEAN, "true", "Schedule the nightly reconcile in the local stack")
@@ -77,6 +81,8 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
                     "Distinct counter cells a map task sums in memory before it spills them to the shuffle")
             .define(BULK_MIN_CELLS, Type.INT, "500000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
+            .define(INDEX_BULK_MIN_ENTRIES, Type.INT, "100000", ConfigDef.between(-1, 1_000_000),
+                    "Ranked top-N index entries of one reduce task from which it writes them as HFiles, sorted in runs of this many, and bulk-loads them (no MemStore, no WAL) instead of Puts; a task holds up to this many in memory (~150 bytes each). 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory")
             .define(VIEWS_REWRITE, Type.STRING, "gaps", ConfigDef.oneOf("gaps", "always"),
                     "When the nightly pass writes a day's device views (frequency-cap history) again from its raw impressions: gaps = only when the day may miss one (a view write failed for an event of the day, or an aggregator stopped without retiring since the day before it); always = every pass (what restores views lost any other way, e.g. a restored profiles table). Either way the pass trims each device's history to its bound");
@@ -85,7 +91,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
         return new ReconcileConfig(v.bool(ENABLED), v.time(TIME), v.integer(LOOKBACK_DAYS),
                 v.millis(GRACE_MS), v.millis(LIVENESS_MS), v.millis(POLL_MS),
                 v.integer(SPLITS), v.integer(REDUCERS), v.integer(JOIN_BATCH),
-                v.integer(MAP_BUFFER_CELLS), v.integer(BULK_MIN_CELLS), v.string(TMP_DIR), "always".equals(v.string(VIEWS_REWRITE)));
+                v.integer(MAP_BUFFER_CELLS), v.integer(BULK_MIN_CELLS), v.integer(INDEX_BULK_MIN_ENTRIES), v.string(TMP_DIR), "always".equals(v.string(VIEWS_REWRITE)));
     }
 
     /** Defaults, overridden by {@code overrides} (setting name → value). */
@@ -105,6 +111,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
         conf.setInt(JOIN_BATCH, joinBatch);
         conf.setInt(MAP_BUFFER_CELLS, mapBufferCells);
         conf.setInt(BULK_MIN_CELLS, bulkMinCells);
+        conf.setInt(INDEX_BULK_MIN_ENTRIES, indexBulkMinEntries);
         conf.set(TMP_DIR, tmpDir);
     }
 }

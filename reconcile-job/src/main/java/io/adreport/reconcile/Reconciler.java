@@ -145,7 +145,7 @@ public final class Reconciler {
                     + (published.size() - changed.size());
         } else {
             written = index.publish(day, next, digests, 0);
-            indexNote = "generations " + next + " written by the reduce tasks";
+            indexNote = "generations " + next + " written by the reduce tasks (" + ReconcileJob.indexEntries(counters[0]) + ")";
         }
         phases.end("index");
         meta.markReconciled(day, report.toJson());

@@ -32,7 +32,8 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -52,8 +53,15 @@ class RankedIndexHookTest {
     private final Random rnd = new Random(1112);
     private final MutableClock clock = new MutableClock(D.plusDays(1).atTime(6, 0).toInstant(ZoneOffset.UTC));
 
-    @Test
-    void reconciling_a_day_publishes_its_exact_ranked_lists_and_a_re_run_replaces_them(MiniHBase hbase) throws Exception {
+    /**
+     * {@code indexBulkMinEntries}: the default (the test's few hundred entries go as Puts) and 25,
+     * so each reduce task writes its entries as several sorted runs of HFiles and bulk-loads them.
+     */
+    @ParameterizedTest(name = "reconcile.index.bulk.min.entries={0}")
+    @ValueSource(strings = {"100000", "25"})
+    void reconciling_a_day_publishes_its_exact_ranked_lists_and_a_re_run_replaces_them(String indexBulkMinEntries, MiniHBase hbase)
+            throws Exception {
+        boolean bulk = !indexBulkMinEntries.equals("100000");
         Cube cube = ReconcileJobTest.smallCube();
         TableLayout layout = new TableLayout(cube, hbase.freshNamespace("rankhook"));
         new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
@@ -73,7 +81,8 @@ class RankedIndexHookTest {
         }
         live.flush();
         Reconciler reconciler = new Reconciler(hbase.configuration(), hbase.connection(), layout,
-                ReconcileConfig.of(Map.of("reconcile.grace.ms", "0", "reconcile.splits", "2", "reconcile.tmp.dir", "target/reconcile-tmp")),
+                ReconcileConfig.of(Map.of("reconcile.grace.ms", "0", "reconcile.splits", "2", "reconcile.tmp.dir", "target/reconcile-tmp",
+                        ReconcileConfig.INDEX_BULK_MIN_ENTRIES, indexBulkMinEntries)),
                 clock, clock::advance);
         DayStatusStore meta = new DayStatusStore(hbase.connection(), layout, clock);
         RankedIndexWriter writer = new RankedIndexWriter(hbase.connection(), layout);
@@ -85,7 +94,7 @@ class RankedIndexHookTest {
             }
         }
         assertEquals(0, monthGeneration(hbase, layout, cube.rollup("campaign").orElseThrow()));
-        reconciler.reconcile(D, false, null);
+        assertIndexPath(bulk, reconcile(reconciler));
         Rollup campaign = cube.rollup("campaign").orElseThrow();
         assertEquals(1, generation(hbase, layout, campaign));
         assertLists(hbase, layout, campaign, 1, imps, clicks);
@@ -98,7 +107,7 @@ class RankedIndexHookTest {
                 live.ingest(e, D.plusDays(1).atTime(7, 0).toInstant(ZoneOffset.UTC), false);
             }
             live.flush();
-            reconciler.reconcile(D, false, null);
+            reconciler.reconcile(D, false, null); // no late mark: the digests find the change, a scan writes the lists
             assertEquals(run, generation(hbase, layout, campaign));
             assertLists(hbase, layout, campaign, run, imps, clicks);
             assertEquals(run, monthGeneration(hbase, layout, campaign));
@@ -147,7 +156,7 @@ class RankedIndexHookTest {
         // side). An aggregator's mark comes well before a close; here it would come within a
         // millisecond of it, and the re-run below would then write generation 6: let one pass.
         Thread.sleep(2);
-        reconciler.reconcile(D, false, null);
+        assertIndexPath(bulk, reconcile(reconciler));
         assertEquals(5, generation(hbase, layout, campaign));
         assertLists(hbase, layout, campaign, 5, imps, clicks);
         assertEquals(5, monthGeneration(hbase, layout, campaign));
@@ -157,6 +166,26 @@ class RankedIndexHookTest {
         reconciler.reconcile(D, false, null);
         assertEquals(5, generation(hbase, layout, campaign));
         assertLists(hbase, layout, campaign, 5, imps, clicks);
+    }
+
+    /** Reconciles D and returns what the reconciler printed. */
+    private static String reconcile(Reconciler reconciler) throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        reconciler.reconcile(D, false, new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The reduce tasks wrote the index entries, and bulk-loaded them exactly when {@code bulk}. */
+    private static void assertIndexPath(boolean bulk, String output) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("written by the reduce tasks \\((\\d+) entries(, (\\d+) of them bulk-loaded)?\\)")
+                .matcher(output);
+        assertTrue(m.find(), output);
+        assertTrue(Long.parseLong(m.group(1)) > 0, output);
+        if (bulk) {
+            assertEquals(m.group(1), m.group(3), "every entry bulk-loaded: " + output);
+        } else {
+            assertEquals(null, m.group(2), "no entry bulk-loaded: " + output);
+        }
     }
 
     private Ev impression(String id) {

@@ -51,7 +51,8 @@ import org.apache.hadoop.mapreduce.Reducer;
  * <p><b>The day's ranked index</b> ({@link DayIndexRows}, when the job was created with the
  * generations to write): each DAY row of an indexed rollup also yields its list entries, from the
  * expected values — what the row holds once this task's corrections are written — so the index
- * needs no scan of its own after the job; the reconciler publishes the generation after it.
+ * needs no scan of its own after the job; the reconciler publishes the generation after it. Many
+ * entries go as HFiles, like many corrections ({@code reconcile.index.bulk.min.entries}).
  *
  * <p>Figures are kept per rollup in task-local arrays and published as job counters in
  * {@link #cleanup}; the task's maximum single-cell drift is its own counter (see {@link Counters}).
@@ -108,7 +109,9 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         drift = new long[n];
         maxDrift = new long[n];
         connection = TaskConnections.open(ctx.getConfiguration());
-        index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day, connection.connection());
+        index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day, connection.connection(), job.indexBulkMinEntries(),
+                new DayIndexRows.Bulk(ctx.getConfiguration(), new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)),
+                        "index-" + ctx.getTaskAttemptID()), ctx.getTaskAttemptID().toString(), taskStart));
         stored = new StoredCells(connection.connection(), layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
                 ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
                 ctx.getCounter(ReconcileCounter.FOREIGN_CELLS), ctx.getCounter(ReconcileCounter.DAMAGED_CELLS));
@@ -263,6 +266,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             if (index != null) {
                 index.finish((rollup, digest) -> ctx.getCounter(DayIndexRows.DIGEST_GROUP, rollup).increment(digest));
                 ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.written());
+                ctx.getCounter(ReconcileCounter.INDEX_ENTRIES_BULK_LOADED).increment(index.bulkLoaded());
             }
         } finally {
             try {

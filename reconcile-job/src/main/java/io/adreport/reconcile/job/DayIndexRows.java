@@ -1,8 +1,10 @@
 package io.adreport.reconcile.job;
 
+import io.adreport.reconcile.ReconcileConfig;
 import io.adreport.reconcile.topn.RankedIndexWriter;
 import io.adreport.schema.cube.Granularity;
 import io.adreport.schema.hbase.Batches;
+import io.adreport.schema.hbase.BulkHFiles;
 import io.adreport.schema.cube.Metric;
 import io.adreport.schema.cube.Rollup;
 import io.adreport.schema.rowkey.RowKeyCodec;
@@ -11,14 +13,21 @@ import io.adreport.schema.topn.RankedIndexCodec;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * A reduce task's share of day D's ranked top-N index: the list entries of each DAY counter row
@@ -33,11 +42,21 @@ import org.apache.hadoop.hbase.client.Table;
  * publishes it after the job succeeds ({@link RankedIndexWriter#publish}): until then readers see
  * generation g, whole. A failed or retried task writes the same entries again (same keys).
  *
- * <p>Writes: the entries (one-cell rows, ~1.4M for a 1M-event day) go by {@code Table.batch} of
- * {@link #BATCH} on the task's connection, not through the job's output format: its
- * {@code BufferedMutator}, once its buffer was full, walked its whole queue on every Put (a third
- * of the reduce threads' samples). {@link #finish} writes the last batch; the task calls it before
- * it ends, so a task that succeeded has written every entry.
+ * <p><b>Writes, by one of two paths chosen per task by its number of entries</b>
+ * ({@link ReconcileConfig#INDEX_BULK_MIN_ENTRIES} = N, as the corrections choose theirs). The
+ * task holds its first N entries. If it ends with fewer, they go as Puts by {@code Table.batch} of
+ * {@link #BATCH} on the task's connection (not the job's output format: its
+ * {@code BufferedMutator}, once its buffer was full, walked its whole queue on every Put). When
+ * the N-th arrives, the held entries are sorted and written as HFiles ({@link BulkHFiles}, one file
+ * per region of the index table they fall in), and so is every later run of N; {@link #finish}
+ * writes the last run and bulk-loads the task's files. A first generation of a 1M-event day is
+ * ~1.4M entries: through the MemStore and WAL they cost the region server the skip-list inserts,
+ * the synced WAL and a flush beside the recount's scans; as files it adopts them. Memory is
+ * bounded by one run. The cells' timestamp is the task's start on HBase's clock, after the
+ * reconciler swept the generation's leftovers (their delete markers are older), and the load
+ * assigns sequence ids, so a loaded entry is newer than anything the region held. Either way
+ * {@link #finish} returns only when every entry is stored, so a task that succeeded has written
+ * them all; a retried task writes the same rows again.
  *
  * <p><b>Digests.</b> Beside the entries, the task sums each rollup's content digest
  * ({@link RankedIndexCodec#entryDigest}) into the job counter {@link #DIGEST_GROUP}/rollup name;
@@ -67,12 +86,26 @@ final class DayIndexRows {
     private final long[] values;
     private final long[] digest; // by rollup index
     private final boolean digestOnly;
+    private final Connection connection;
+    private final TableName tableName;
     private final Table table; // null when digest only
-    private final List<Put> pending = new ArrayList<>(BATCH);
+    private final int bulkMinEntries; // -1: never; 0: always
+    private final Bulk bulk; // how to stage files, null when digest only
+    private final List<Entry> held = new ArrayList<>();
+    private BulkHFiles files; // non-null once the task switched to HFiles
+    private byte[][] regionStarts;
     private long entries;
 
-    private DayIndexRows(TableLayout layout, LocalDate day, long[] generation, boolean digestOnly, Connection connection)
-            throws IOException {
+    /** One entry row and its value, held while the task decides its path or fills a run. */
+    private record Entry(byte[] row, byte[] value) {
+    }
+
+    /** Where and as whom a task stages its index HFiles, and the timestamp of their cells. */
+    record Bulk(Configuration conf, Path dir, String task, long timestamp) {
+    }
+
+    private DayIndexRows(TableLayout layout, LocalDate day, long[] generation, boolean digestOnly, Connection connection,
+                         int bulkMinEntries, Bulk bulk) throws IOException {
         this.generation = generation;
         this.digest = new long[generation.length];
         this.digestOnly = digestOnly;
@@ -81,7 +114,11 @@ final class DayIndexRows {
         this.codec = new RowKeyCodec(layout.cube());
         this.metrics = layout.cube().metrics().stream().map(Metric::name).toList();
         this.values = new long[metrics.size()];
-        this.table = digestOnly ? null : connection.getTable(layout.rankedIndexTable());
+        this.connection = connection;
+        this.tableName = layout.rankedIndexTable();
+        this.table = digestOnly ? null : connection.getTable(tableName);
+        this.bulkMinEntries = bulkMinEntries;
+        this.bulk = digestOnly ? null : bulk;
     }
 
     /** The settings entry naming {@code generations} (rollup name to generation). */
@@ -105,8 +142,12 @@ final class DayIndexRows {
         return out;
     }
 
-    /** The task's index writer over {@code connection}, or null when the job configuration names no generations. */
-    static DayIndexRows from(Configuration conf, TableLayout layout, LocalDate day, Connection connection) throws IOException {
+    /**
+     * The task's index writer over {@code connection}, or null when the job configuration names
+     * no generations; {@code bulkMinEntries} and {@code bulk} choose and stage the HFile path.
+     */
+    static DayIndexRows from(Configuration conf, TableLayout layout, LocalDate day, Connection connection, int bulkMinEntries,
+                             Bulk bulk) throws IOException {
         String text = conf.get(GENERATIONS);
         if (text == null) {
             return null;
@@ -120,7 +161,7 @@ final class DayIndexRows {
                 generation[i] = g;
             }
         }
-        return new DayIndexRows(layout, day, generation, conf.getBoolean(DIGEST_ONLY, false), connection);
+        return new DayIndexRows(layout, day, generation, conf.getBoolean(DIGEST_ONLY, false), connection, bulkMinEntries, bulk);
     }
 
     /** Whether the shuffle key {@code k} (at {@code off}) is a DAY row of an indexed rollup. */
@@ -139,23 +180,35 @@ final class DayIndexRows {
             if (digestOnly) {
                 return;
             }
-            pending.add(new Put(r).addColumn(TableLayout.RANKED_FAMILY, q, v));
-            if (pending.size() >= BATCH) {
-                flush();
+            held.add(new Entry(r, v));
+            if (bulkMinEntries >= 0 && held.size() >= Math.max(1, bulkMinEntries)) {
+                writeRun();
             }
         });
     }
 
     /**
-     * Writes what is pending, releases the table and hands each indexed rollup's digest to
-     * {@code counters} (rollup name, this task's part); the task calls it once, before it ends.
+     * Stores what is held — as Puts, or as the last run of HFiles followed by the task's bulk load —
+     * releases the table and hands each indexed rollup's digest to {@code counters} (rollup name,
+     * this task's part); the task calls it once, before it ends.
      */
     void finish(BiConsumer<String, Long> counters) throws IOException {
         if (table != null) {
             try {
-                flush();
+                if (files != null) {
+                    writeRun();
+                    files.load();
+                } else {
+                    sendPuts();
+                }
             } finally {
-                table.close();
+                try {
+                    table.close();
+                } finally {
+                    if (files != null) {
+                        files.close(); // after a load only empty directories are left; after a failure, unloaded files
+                    }
+                }
             }
         }
         for (int i = 0; i < rollups.length; i++) {
@@ -165,8 +218,53 @@ final class DayIndexRows {
         }
     }
 
-    private void flush() throws IOException {
-        Batches.send(table, pending, "the ranked index");
+    /** The held entries as Puts, by {@code Table.batch} of {@link #BATCH}. */
+    private void sendPuts() throws IOException {
+        List<Put> batch = new ArrayList<>(Math.min(BATCH, held.size()));
+        for (Entry e : held) {
+            batch.add(new Put(e.row()).addColumn(TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, e.value()));
+            if (batch.size() >= BATCH) {
+                Batches.send(table, batch, "the ranked index");
+            }
+        }
+        Batches.send(table, batch, "the ranked index");
+        held.clear();
+    }
+
+    /** Sorts the held entries and appends them to new HFiles, one per index region they fall in. */
+    private void writeRun() throws IOException {
+        if (held.isEmpty()) {
+            return;
+        }
+        if (files == null) {
+            files = new BulkHFiles(bulk.conf(), connection, bulk.dir(), bulk.task()); // a previous attempt's directory is deleted
+            try (RegionLocator locator = connection.getRegionLocator(tableName)) {
+                regionStarts = locator.getStartKeys();
+            }
+            Arrays.sort(regionStarts, Bytes.BYTES_COMPARATOR);
+        }
+        held.sort(Comparator.comparing(Entry::row, Bytes.BYTES_COMPARATOR));
+        byte[] regionEnd = null;
+        boolean open = false;
+        for (Entry e : held) {
+            if (!open || (regionEnd != null && Bytes.compareTo(e.row(), regionEnd) >= 0)) {
+                int region = 0;
+                while (region + 1 < regionStarts.length && Bytes.compareTo(regionStarts[region + 1], e.row()) <= 0) {
+                    region++;
+                }
+                regionEnd = region + 1 < regionStarts.length ? regionStarts[region + 1] : null;
+                files.newFile(tableName, TableLayout.RANKED_FAMILY);
+                open = true;
+            }
+            files.append(new KeyValue(e.row(), TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, bulk.timestamp(),
+                    KeyValue.Type.Put, e.value()));
+        }
+        held.clear();
+    }
+
+    /** Of the entries written, those bulk-loaded as HFiles. */
+    long bulkLoaded() {
+        return files == null ? 0 : entries;
     }
 
     /** Entries written (none when digest only). */

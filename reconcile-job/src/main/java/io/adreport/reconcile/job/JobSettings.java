@@ -26,9 +26,11 @@ import org.apache.hadoop.conf.Configuration;
  * @param joinBatch      join events per batch of Gets ({@link ReconcileConfig#JOIN_BATCH})
  * @param mapBufferCells cells a map task sums before spilling ({@link ReconcileConfig#MAP_BUFFER_CELLS})
  * @param bulkMinCells   a reduce task's corrections from which it bulk-loads them ({@link ReconcileConfig#BULK_MIN_CELLS})
+ * @param indexBulkMinEntries a reduce task's index entries from which it bulk-loads them
+ *                       ({@link ReconcileConfig#INDEX_BULK_MIN_ENTRIES})
  */
 record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits, int joinBatch, int mapBufferCells,
-                   int bulkMinCells) {
+                   int bulkMinCells, int indexBulkMinEntries) {
     static final String DAY = "adreport.reconcile.day";
     static final String NAMESPACE = "adreport.reconcile.namespace";
     static final String CUBE_TEXT = "adreport.reconcile.cube";
@@ -67,7 +69,7 @@ record JobSettings(TableLayout layout, LocalDate day, boolean dryRun, int splits
         ReconcileConfig config = ReconcileConfig.from(conf);
         return new JobSettings(new TableLayout(cube, required(conf, NAMESPACE)), LocalDate.parse(required(conf, DAY)),
                 Boolean.parseBoolean(required(conf, DRY_RUN)), config.splits(), config.joinBatch(), config.mapBufferCells(),
-                config.bulkMinCells());
+                config.bulkMinCells(), config.indexBulkMinEntries());
     }
 
     /** Raw: the cube text must arrive exactly as written, without Hadoop's ${...} expansion. */

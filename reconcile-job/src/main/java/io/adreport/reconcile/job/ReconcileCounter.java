@@ -43,6 +43,8 @@ public enum ReconcileCounter {
     CELLS_FOLDED,
     /** Ranked top-N index entries of the day written by the reduce tasks ({@code DayIndexRows}). */
     INDEX_ENTRIES,
+    /** Of those, the entries written as HFiles and bulk-loaded ({@code reconcile.index.bulk.min.entries}). */
+    INDEX_ENTRIES_BULK_LOADED,
     /** Sum over cells of |expected - stored| (a missing cell stores 0). */
     ABSOLUTE_DRIFT,
     /** View repair in the map tasks ({@code TaskViewRepair}): raw impressions of the day read. */

@@ -217,6 +217,13 @@ public final class ReconcileJob {
         return out;
     }
 
+    /** Index entries the reduce tasks wrote, and how many of them as bulk-loaded HFiles. */
+    public static String indexEntries(org.apache.hadoop.mapreduce.Counters all) {
+        long entries = all.findCounter(ReconcileCounter.INDEX_ENTRIES).getValue();
+        long bulk = all.findCounter(ReconcileCounter.INDEX_ENTRIES_BULK_LOADED).getValue();
+        return entries + " entries" + (bulk > 0 ? ", " + bulk + " of them bulk-loaded" : "");
+    }
+
     static boolean isLocal(Configuration conf) {
         return "local".equals(conf.get("mapreduce.framework.name", "local"));
     }

@@ -26,7 +26,7 @@ class JobSettingsTest {
     private static final LocalDate DAY = LocalDate.of(2026, 11, 28);
     private static final ReconcileConfig CONFIG = ReconcileConfig.of(Map.of(ReconcileConfig.SPLITS, "7",
             ReconcileConfig.JOIN_BATCH, "250", ReconcileConfig.MAP_BUFFER_CELLS, "5000",
-            ReconcileConfig.BULK_MIN_CELLS, "-1"));
+            ReconcileConfig.BULK_MIN_CELLS, "-1", ReconcileConfig.INDEX_BULK_MIN_ENTRIES, "30"));
 
     @Test
     void the_ads_cube_travels_as_its_own_text_and_reads_back_the_same() {
@@ -56,11 +56,13 @@ class JobSettingsTest {
         assertEquals(250, back.joinBatch());
         assertEquals(5000, back.mapBufferCells());
         assertEquals(-1, back.bulkMinCells());
+        assertEquals(30, back.indexBulkMinEntries());
     }
 
     @Test
     void a_task_side_read_of_a_missing_setting_names_it() {
         for (String name : List.of(ReconcileConfig.JOIN_BATCH, ReconcileConfig.MAP_BUFFER_CELLS, ReconcileConfig.SPLITS, ReconcileConfig.BULK_MIN_CELLS,
+                ReconcileConfig.INDEX_BULK_MIN_ENTRIES,
                 JobSettings.DAY, JobSettings.NAMESPACE, JobSettings.CUBE_TEXT, JobSettings.CUBE_NAME, JobSettings.DRY_RUN)) {
             Configuration conf = new Configuration(false);
             JobSettings.write(conf, new TableLayout(CubeLoader.defaultCube(), "ads"), DAY, false, CONFIG);

@@ -25,7 +25,8 @@ import org.apache.hadoop.conf.Configuration;
  * @param bulkMinCells   corrections of one reduce task from which they are bulk-loaded as HFiles
  *                       instead of written as Puts/Deletes (0 = always, -1 = never)
  * @param indexBulkMinEntries ranked index entries of one reduce task from which they are written
- *                       as HFiles and bulk-loaded instead of Put (0 = always, -1 = never)
+ *                       as HFiles and bulk-loaded instead of Put, and superseded entries of one
+ *                       sweep from which they are deleted by bulk-loaded markers (0 = always, -1 = never)
  * @param tmpDir         base directory of the local job runner's files ("" = system temp dir)
  * @param rewriteViews   write every day's device views again ({@code always}), not only a day
  *                       that may miss one ({@code gaps}, {@code ViewRewrite})
@@ -82,7 +83,7 @@ public record ReconcileConfig(boolean enabled, LocalTime time, int lookbackDays,
             .define(BULK_MIN_CELLS, Type.INT, "500000", ConfigDef.between(-1, 1_000_000),
                     "Corrections of one reduce task from which they are written as HFiles and bulk-loaded (off the live write path) instead of Puts/Deletes; a task holds up to this many in memory (~100 bytes each) while it decides. 0 = always bulk load, -1 = never")
             .define(INDEX_BULK_MIN_ENTRIES, Type.INT, "100000", ConfigDef.between(-1, 1_000_000),
-                    "Ranked top-N index entries of one reduce task from which it writes them as HFiles, sorted in runs of this many, and bulk-loads them (no MemStore, no WAL) instead of Puts; a task holds up to this many in memory (~150 bytes each). 0 = always bulk load, -1 = never")
+                    "Ranked top-N index entries of one reduce task from which it writes them as HFiles, sorted in runs of this many, and bulk-loads them (no MemStore, no WAL) instead of Puts; a task holds up to this many in memory (~150 bytes each). The same number of superseded entries deleted at once are deleted by bulk-loaded markers instead of Deletes. 0 = always bulk load, -1 = never")
             .define(TMP_DIR, Type.PATH, "", "Base directory of the local job runner's working files; empty means the system temp directory")
             .define(VIEWS_REWRITE, Type.STRING, "gaps", ConfigDef.oneOf("gaps", "always"),
                     "When the nightly pass writes a day's device views (frequency-cap history) again from its raw impressions: gaps = only when the day may miss one (a view write failed for an event of the day, or an aggregator stopped without retiring since the day before it); always = every pass (what restores views lost any other way, e.g. a restored profiles table). Either way the pass trims each device's history to its bound");

@@ -74,7 +74,7 @@ public final class Reconciler {
         this.close = new DayCloseProtocol(meta, heartbeats, clock, sleeper, config.grace(), config.liveness(), config.poll());
         this.rewriteViews = config.rewriteViews();
         this.liveness = config.liveness();
-        this.index = new RankedIndexWriter(connection, layout);
+        this.index = new RankedIndexWriter(connection, layout, config.indexBulkMinEntries());
         this.clock = clock;
         this.connection = connection;
     }

@@ -13,7 +13,6 @@ import io.adreport.schema.topn.RankedIndexCodec;
 import java.io.IOException;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,6 @@ import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -47,8 +45,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * task holds its first N entries. If it ends with fewer, they go as Puts by {@code Table.batch} of
  * {@link #BATCH} on the task's connection (not the job's output format: its
  * {@code BufferedMutator}, once its buffer was full, walked its whole queue on every Put). When
- * the N-th arrives, the held entries are sorted and written as HFiles ({@link BulkHFiles}, one file
- * per region of the index table they fall in), and so is every later run of N; {@link #finish}
+ * the N-th arrives, the held entries are sorted and written as an HFile ({@link BulkHFiles}; the
+ * index table is one region until it grows, and a file that spans regions is split by the load),
+ * and so is every later run of N; {@link #finish}
  * writes the last run and bulk-loads the task's files. A first generation of a 1M-event day is
  * ~1.4M entries: through the MemStore and WAL they cost the region server the skip-list inserts,
  * the synced WAL and a flush beside the recount's scans; as files it adopts them. Memory is
@@ -93,7 +92,6 @@ final class DayIndexRows {
     private final Bulk bulk; // how to stage files, null when digest only
     private final List<Entry> held = new ArrayList<>();
     private BulkHFiles files; // non-null once the task switched to HFiles
-    private byte[][] regionStarts;
     private long entries;
 
     /** One entry row and its value, held while the task decides its path or fills a run. */
@@ -231,31 +229,17 @@ final class DayIndexRows {
         held.clear();
     }
 
-    /** Sorts the held entries and appends them to new HFiles, one per index region they fall in. */
+    /** Sorts the held entries into one new HFile (should it span regions, the load splits it). */
     private void writeRun() throws IOException {
         if (held.isEmpty()) {
             return;
         }
         if (files == null) {
             files = new BulkHFiles(bulk.conf(), connection, bulk.dir(), bulk.task()); // a previous attempt's directory is deleted
-            try (RegionLocator locator = connection.getRegionLocator(tableName)) {
-                regionStarts = locator.getStartKeys();
-            }
-            Arrays.sort(regionStarts, Bytes.BYTES_COMPARATOR);
         }
         held.sort(Comparator.comparing(Entry::row, Bytes.BYTES_COMPARATOR));
-        byte[] regionEnd = null;
-        boolean open = false;
+        files.newFile(tableName, TableLayout.RANKED_FAMILY);
         for (Entry e : held) {
-            if (!open || (regionEnd != null && Bytes.compareTo(e.row(), regionEnd) >= 0)) {
-                int region = 0;
-                while (region + 1 < regionStarts.length && Bytes.compareTo(regionStarts[region + 1], e.row()) <= 0) {
-                    region++;
-                }
-                regionEnd = region + 1 < regionStarts.length ? regionStarts[region + 1] : null;
-                files.newFile(tableName, TableLayout.RANKED_FAMILY);
-                open = true;
-            }
             files.append(new KeyValue(e.row(), TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, bulk.timestamp(),
                     KeyValue.Type.Put, e.value()));
         }

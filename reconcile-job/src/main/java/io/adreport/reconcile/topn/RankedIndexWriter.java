@@ -139,11 +139,20 @@ public final class RankedIndexWriter {
     private final RowKeyCodec codec;
     private final StaleEntries staleEntries;
 
+    /** Superseded entries go as Deletes, whatever their number (tests, benchmarks). */
     public RankedIndexWriter(Connection connection, TableLayout layout) {
+        this(connection, layout, -1);
+    }
+
+    /**
+     * {@code bulkMinDeletes}: superseded entries of one sweep from which they are deleted by
+     * bulk-loaded markers ({@code reconcile.index.bulk.min.entries}; 0 = always, -1 = never).
+     */
+    public RankedIndexWriter(Connection connection, TableLayout layout, int bulkMinDeletes) {
         this.connection = connection;
         this.layout = layout;
         this.codec = new RowKeyCodec(layout.cube());
-        this.staleEntries = new StaleEntries(connection, layout.rankedIndexTable());
+        this.staleEntries = new StaleEntries(connection, layout.rankedIndexTable(), bulkMinDeletes);
     }
 
     /** True when the index can list {@code rollup}: it stores DAY rows and has dimensions. */

@@ -27,7 +27,8 @@
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
 # whose `reconcile` runs in the stack through its control socket is marked "[in the stack]"), and
-# its "phases:" line and the cells it corrected, then, for wall and for
+# its "phases:" line, the cells it corrected and the CPU seconds of the stack's JIT compiler
+# threads meanwhile (a pass whose code runs for the first time in the stack compiles it), then, for wall and for
 # CPU, the fixed cost (the empty day's median) and the rate beyond it (events / (median - fixed
 # cost)); on a shared machine the CPU figures move far less with the load than the wall ones.
 # RECONCILE_JAVA_OPTS go to the reconcile JVMs (e.g. JFR); NIGHTLY_JFR=DIR records each pass in
@@ -53,7 +54,7 @@ while [ $# -gt 0 ]; do
     --late) late="$2"; shift 2 ;;
     --late-via) late_via="$2"; shift 2 ;;
     --settle) settle="$2"; shift 2 ;;
-    -h|--help) sed -n 2,35p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,36p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -108,15 +109,18 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
   # build whose `reconcile` runs in the local stack (its control socket) spends its CPU there, and
   # the stack's own background work is charged to every build alike. What the pass costs whatever
   # else runs on the machine.
-  local rec="${NIGHTLY_JFR:+$NIGHTLY_JFR/$1-$3-$(date +%s)}"
+  local rec="${NIGHTLY_JFR:+$NIGHTLY_JFR/$1-$3-$(date +%s)}" jit
+  thread_cpu "$pid" >"$work/threads-before"
   [ -z "$rec" ] || { thread_cpu "$pid" >"$rec.threads-before"; jcmd "$pid" JFR.start name=pass settings=profile filename="$rec.jfr" >/dev/null; }
   cpu=$( { TIMEFORMAT='%U %S'; time ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" \
     "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" >"$out" 2>&1; } 2>&1 ) || { tail -30 "$out" >&2; exit 1; }
   [ -z "$rec" ] || { jcmd "$pid" JFR.stop name=pass >/dev/null; thread_cpu "$pid" >"$rec.threads-after"; }
+  thread_cpu "$pid" >"$work/threads-after"
+  jit=$(thread_cpu_ms "$work/threads-before" "$work/threads-after" 'CompilerThre')
   cpu=$(echo "$cpu $before $(stack_cpu)" | awk '{ printf "%.1f", $1 + $2 + $4 - $3 }')
   printf '%s %s %s %s %s%s\n' "$1" "$3" "$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
     "$cpu" "$(grep -m1 '^phases:' "$out" | sed 's/^phases: //')" \
-    "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')$(awk '$1 == "total" { printf "; cells corrected %s of %s", $3, $2 }' "$out")" \
+    "$(grep -q "in the local stack's process" "$out" && echo ' [in the stack]')$(awk '$1 == "total" { printf "; cells corrected %s of %s", $3, $2 }' "$out"); the stack's JIT compiler $(awk -v ms="$jit" 'BEGIN { printf "%.1f", ms / 1000 }') CPU s" \
     | tee -a "$work/times" >&2
 }
 if [ -z "$reuse" ] && [ "$settle" -gt 0 ]; then

@@ -94,8 +94,8 @@ final class DayIndexRows {
     private BulkHFiles files; // non-null once the task switched to HFiles
     private long entries;
 
-    /** One entry row and its value, held while the task decides its path or fills a run. */
-    private record Entry(byte[] row, byte[] value) {
+    /** One entry cell as {@link RankedIndexWriter#dayRows} built it, held while the task decides its path or fills a run. */
+    private record Entry(byte[] row, byte[] qualifier, byte[] value) {
     }
 
     /** Where and as whom a task stages its index HFiles, and the timestamp of their cells. */
@@ -178,7 +178,7 @@ final class DayIndexRows {
             if (digestOnly) {
                 return;
             }
-            held.add(new Entry(r, v));
+            held.add(new Entry(r, q, v));
             if (bulkMinEntries >= 0 && held.size() >= Math.max(1, bulkMinEntries)) {
                 writeRun();
             }
@@ -220,7 +220,7 @@ final class DayIndexRows {
     private void sendPuts() throws IOException {
         List<Put> batch = new ArrayList<>(Math.min(BATCH, held.size()));
         for (Entry e : held) {
-            batch.add(new Put(e.row()).addColumn(TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, e.value()));
+            batch.add(new Put(e.row()).addColumn(TableLayout.RANKED_FAMILY, e.qualifier(), e.value()));
             if (batch.size() >= BATCH) {
                 Batches.send(table, batch, "the ranked index");
             }
@@ -237,11 +237,10 @@ final class DayIndexRows {
         if (files == null) {
             files = new BulkHFiles(bulk.conf(), connection, bulk.dir(), bulk.task()); // a previous attempt's directory is deleted
         }
-        held.sort(Comparator.comparing(Entry::row, Bytes.BYTES_COMPARATOR));
+        held.sort(Comparator.comparing(Entry::row, Bytes.BYTES_COMPARATOR)); // one cell per entry row
         files.newFile(tableName, TableLayout.RANKED_FAMILY);
         for (Entry e : held) {
-            files.append(new KeyValue(e.row(), TableLayout.RANKED_FAMILY, RankedIndexCodec.VALUE_QUALIFIER, bulk.timestamp(),
-                    KeyValue.Type.Put, e.value()));
+            files.append(new KeyValue(e.row(), TableLayout.RANKED_FAMILY, e.qualifier(), bulk.timestamp(), KeyValue.Type.Put, e.value()));
         }
         held.clear();
     }

@@ -6,6 +6,10 @@
 # or with --load raw written straight into the raw table as the aggregator stores them, LoadRawDay:
 # minutes instead of tens of minutes on a busy machine; the counters and views are then written by
 # the first reconcile). --reuse skips generating and loading when DIR (--keep) holds a loaded stack.
+# --load-only stops after loading and settling (the stack shut down cleanly, no pass run): DIR is then
+# a snapshot of a day as a 03:00 run meets it. --from SNAPSHOT copies such a snapshot's data into
+# DIR first (what DIR held is replaced) and runs from the first pass on: first passes of several
+# builds or settings on identical files, without a new replay's own spread.
 # Each day is reconciled once first (the run that folds the live writer cells), then RUNS more
 # times (what a re-run costs: nothing differs). With --compare OTHER_ROOT, the same re-runs are
 # also timed with another built tree's `bin/adreport` against the same stack and data,
@@ -22,7 +26,7 @@
 # compactions that started (SettleTables). --settle 0 runs the first pass right after the load.
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
-#                             [--keep DIR [--reuse]] [--port P] [--late N [--late-via replay|raw]] [--settle S]
+#                             [--keep DIR [--reuse | --load-only | --from SNAPSHOT]] [--port P] [--late N [--late-via replay|raw]] [--settle S]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
@@ -38,7 +42,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
-events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600 load_only="" from=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,15 +54,23 @@ while [ $# -gt 0 ]; do
     --keep) keep="$2"; shift 2 ;;
     --load) load="$2"; shift 2 ;;
     --reuse) reuse=1; shift ;;
+    --load-only) load_only=1; shift ;;
+    --from) from="$(cd "$2" && pwd)"; shift 2 ;;
     --port) report="$2"; shift 2 ;;
     --late) late="$2"; shift 2 ;;
     --late-via) late_via="$2"; shift 2 ;;
     --settle) settle="$2"; shift 2 ;;
-    -h|--help) sed -n 2,36p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,40p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
+{ [ -z "$load_only$from" ] || [ -n "$keep" ]; } || { echo "run-nightly: --load-only and --from need --keep DIR" >&2; exit 2; }
 work="${keep:-$(mktemp -d)}"; mkdir -p "$work"
+if [ -n "$from" ]; then
+  [ -d "$from/data/hbase" ] || { echo "run-nightly: $from holds no loaded stack (run --load-only first)" >&2; exit 2; }
+  [ "$from" != "$(cd "$work" && pwd)" ] || { echo "run-nightly: --from and --keep name the same directory" >&2; exit 2; }
+  rm -rf "$work/data"; cp -a "$from/data" "$work/data"; reuse=1
+fi
 pid=""
 cleanup() {
   [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
@@ -128,7 +140,12 @@ if [ -z "$reuse" ] && [ "$settle" -gt 0 ]; then
   await_flushed "$ingest" "$settle"
   bench_java io.adreport.benchmarks.SettleTables "$data" "$settle" 2>&1 | grep -v -e WARN -e '^\s*at ' -e Exception >&2
 fi
-[ -n "$reuse" ] || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
+if [ -n "$load_only" ]; then
+  kill -TERM "$pid"; for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done; pid=""
+  echo "loaded and settled, the stack stopped: $work (run-nightly --from $work --keep OTHER_DIR)"
+  exit 0
+fi
+{ [ -n "$reuse" ] && [ -z "$from" ]; } || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
 late_events() { # N new impressions of the large day (ids unique to this moment)
   local f="$work/late.ndjson"
   gen "$f" "$late" 1 20000 "$(date +%s%N)" 0 2>/dev/null

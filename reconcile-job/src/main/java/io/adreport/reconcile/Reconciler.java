@@ -125,6 +125,9 @@ public final class Reconciler {
         DriftReport report = ReconcileJob.run(c, connection, layout, day, false, clock, progress, all -> counters[0] = all)
                 .withUnacknowledged(outcome.unacknowledged());
         phases.end("recount");
+        if (progress != null) {
+            progress.println("counter cells: " + ReconcileJob.counterCells(counters[0]));
+        }
         long failedRepairs = repair == null ? 0 : reportViews(day, counters[0], rewrite, phases, progress);
         if (gap != null && failedRepairs == 0) {
             meta.clearViewGap(day, gap); // the views are written again; a gap recorded since stays for the next pass

@@ -160,10 +160,10 @@ public final class ReconcileJob {
             String last = "";
             long poll = work != null ? LOCAL_POLL_MS : CLUSTER_POLL_MS;
             while (!job.isComplete()) {
-                last = report(progress, job, last);
+                last = report(progress, job, last, clock, started);
                 Thread.sleep(poll);
             }
-            report(progress, job, last);
+            report(progress, job, last, clock, started);
             if (!job.isSuccessful()) {
                 throw new IOException("reconcile job for " + day + " failed: " + job.getStatus().getFailureInfo());
             }
@@ -224,6 +224,14 @@ public final class ReconcileJob {
         return entries + " entries" + (bulk > 0 ? ", " + bulk + " of them bulk-loaded" : "");
     }
 
+    /** What the reduce tasks read and wrote of the counter tables besides the drift report's figures. */
+    public static String counterCells(org.apache.hadoop.mapreduce.Counters all) {
+        return String.format("%,d rows read; %,d right values folded out of more than %d writer cells; %,d corrections bulk-loaded (%,d HFiles)",
+                all.findCounter(ReconcileCounter.COUNTER_ROWS_READ).getValue(), all.findCounter(ReconcileCounter.CELLS_FOLDED).getValue(),
+                CellReducer.MAX_WRITER_CELLS, all.findCounter(ReconcileCounter.CELLS_BULK_LOADED).getValue(),
+                all.findCounter(ReconcileCounter.HFILES_LOADED).getValue());
+    }
+
     static boolean isLocal(Configuration conf) {
         return "local".equals(conf.get("mapreduce.framework.name", "local"));
     }
@@ -252,13 +260,14 @@ public final class ReconcileJob {
         }
     }
 
-    private static String report(PrintStream out, Job job, String last) throws IOException {
+    /** Prints the job's progress when it changed, with the seconds since it was submitted (where the map side ends). */
+    private static String report(PrintStream out, Job job, String last, Clock clock, Instant started) throws IOException {
         if (out == null) {
             return last;
         }
         String now = String.format("map %3d%%  reduce %3d%%", Math.round(job.mapProgress() * 100), Math.round(job.reduceProgress() * 100));
         if (!now.equals(last)) {
-            out.println(now);
+            out.printf("%s  %6.1f s%n", now, Duration.between(started, clock.instant()).toMillis() / 1000.0);
             out.flush();
         }
         return now;

@@ -2,6 +2,7 @@ package io.adreport.reconcile.job;
 
 import io.adreport.schema.counting.CounterCells;
 import io.adreport.schema.cube.Rollup;
+import io.adreport.schema.hbase.BulkHFiles;
 import io.adreport.schema.rowkey.RowKeyCodec;
 import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
@@ -110,7 +111,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         maxDrift = new long[n];
         connection = TaskConnections.open(ctx.getConfiguration());
         index = dryRun ? null : DayIndexRows.from(ctx.getConfiguration(), layout, day, connection.connection(), job.indexBulkMinEntries(),
-                new DayIndexRows.Bulk(ctx.getConfiguration(), new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)),
+                new DayIndexRows.Bulk(new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)),
                         "index-" + ctx.getTaskAttemptID()), ctx.getTaskAttemptID().toString(), taskStart));
         stored = new StoredCells(connection.connection(), layout, cells, job.day(), ctx.getTaskAttemptID().getTaskID().getId(),
                 ctx.getNumReduceTasks(), ctx.getCounter(ReconcileCounter.COUNTER_ROWS_READ),
@@ -190,7 +191,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 delete = deleteWriters(delete, rowKey, writers, timestamp);
             } else {
                 held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, fold));
-                if (held.size() >= Math.max(1, bulkMinCells)) {
+                if (BulkHFiles.reached(bulkMinCells, held.size())) {
                     bulk = new BulkCorrections(ctx.getConfiguration(), connection.connection(), layout, cells,
                             new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
                             ctx.getTaskAttemptID().toString());

@@ -90,6 +90,7 @@ final class DayIndexRows {
     private final Table table; // null when digest only
     private final int bulkMinEntries; // -1: never; 0: always
     private final Bulk bulk; // how to stage files, null when digest only
+    private final Configuration conf; // the job's, for the files
     private final List<Entry> held = new ArrayList<>();
     private BulkHFiles files; // non-null once the task switched to HFiles
     private long entries;
@@ -99,11 +100,12 @@ final class DayIndexRows {
     }
 
     /** Where and as whom a task stages its index HFiles, and the timestamp of their cells. */
-    record Bulk(Configuration conf, Path dir, String task, long timestamp) {
+    record Bulk(Path dir, String task, long timestamp) {
     }
 
-    private DayIndexRows(TableLayout layout, LocalDate day, long[] generation, boolean digestOnly, Connection connection,
-                         int bulkMinEntries, Bulk bulk) throws IOException {
+    private DayIndexRows(Configuration conf, TableLayout layout, LocalDate day, long[] generation, boolean digestOnly,
+                         Connection connection, int bulkMinEntries, Bulk bulk) throws IOException {
+        this.conf = conf;
         this.generation = generation;
         this.digest = new long[generation.length];
         this.digestOnly = digestOnly;
@@ -159,7 +161,7 @@ final class DayIndexRows {
                 generation[i] = g;
             }
         }
-        return new DayIndexRows(layout, day, generation, conf.getBoolean(DIGEST_ONLY, false), connection, bulkMinEntries, bulk);
+        return new DayIndexRows(conf, layout, day, generation, conf.getBoolean(DIGEST_ONLY, false), connection, bulkMinEntries, bulk);
     }
 
     /** Whether the shuffle key {@code k} (at {@code off}) is a DAY row of an indexed rollup. */
@@ -179,7 +181,7 @@ final class DayIndexRows {
                 return;
             }
             held.add(new Entry(r, q, v));
-            if (bulkMinEntries >= 0 && held.size() >= Math.max(1, bulkMinEntries)) {
+            if (BulkHFiles.reached(bulkMinEntries, held.size())) {
                 writeRun();
             }
         });
@@ -235,7 +237,7 @@ final class DayIndexRows {
             return;
         }
         if (files == null) {
-            files = new BulkHFiles(bulk.conf(), connection, bulk.dir(), bulk.task()); // a previous attempt's directory is deleted
+            files = new BulkHFiles(conf, connection, bulk.dir(), bulk.task()); // a previous attempt's directory is deleted
         }
         held.sort(Comparator.comparing(Entry::row, Bytes.BYTES_COMPARATOR)); // one cell per entry row
         files.newFile(tableName, TableLayout.RANKED_FAMILY);

@@ -132,7 +132,7 @@ final class StaleEntries {
                     n++;
                     if (files == null) {
                         held.add(row.getRow());
-                        if (bulkMin >= 0 && held.size() >= Math.max(1, bulkMin)) {
+                        if (BulkHFiles.reached(bulkMin, held.size())) {
                             startFiles();
                         }
                         continue;

@@ -46,6 +46,15 @@ import org.apache.hadoop.hbase.util.Bytes;
  * directory left by an earlier attempt is deleted first. One thread owns an instance.
  */
 public final class BulkHFiles implements Closeable {
+    /**
+     * The one switch rule of every path that holds its first writes and turns to HFiles once it has
+     * many ({@code reconcile.bulk.min.cells}, {@code reconcile.index.bulk.min.entries}): with
+     * {@code min} = -1 never, 0 from the first write, N from the N-th; {@code held} is how many it has.
+     */
+    public static boolean reached(int min, long held) {
+        return min >= 0 && held >= Math.max(1, min);
+    }
+
     private final Configuration conf;
     private final Connection connection;
     private final FileSystem fs;

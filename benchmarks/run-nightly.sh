@@ -9,7 +9,10 @@
 # --load-only stops after loading and settling (the stack shut down cleanly, no pass run): DIR is then
 # a snapshot of a day as a 03:00 run meets it. --from SNAPSHOT copies such a snapshot's data into
 # DIR first (what DIR held is replaced) and runs from the first pass on: first passes of several
-# builds or settings on identical files, without a new replay's own spread.
+# builds or settings on identical files, without a new replay's own spread. --warm runs
+# `reconcile --day D --dry-run` before each first pass (reads and compares everything, writes
+# nothing, leaves the day open; timed as "dry"): the stack's compiler and caches then stand as after
+# earlier nights, and the first pass differs from a re-run by what it writes.
 # Each day is reconciled once first (the run that folds the live writer cells), then RUNS more
 # times (what a re-run costs: nothing differs). With --compare OTHER_ROOT, the same re-runs are
 # also timed with another built tree's `bin/adreport` against the same stack and data,
@@ -26,7 +29,7 @@
 # compactions that started (SettleTables). --settle 0 runs the first pass right after the load.
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
-#                             [--keep DIR [--reuse | --load-only | --from SNAPSHOT]] [--port P] [--late N [--late-via replay|raw]] [--settle S]
+#                             [--keep DIR [--reuse | --load-only | --from SNAPSHOT]] [--warm] [--port P] [--late N [--late-via replay|raw]] [--settle S]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
@@ -42,7 +45,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
-events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600 load_only="" from=""
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600 load_only="" from="" warm=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,12 +58,13 @@ while [ $# -gt 0 ]; do
     --load) load="$2"; shift 2 ;;
     --reuse) reuse=1; shift ;;
     --load-only) load_only=1; shift ;;
+    --warm) warm=1; shift ;;
     --from) from="$(cd "$2" && pwd)"; shift 2 ;;
     --port) report="$2"; shift 2 ;;
     --late) late="$2"; shift 2 ;;
     --late-via) late_via="$2"; shift 2 ;;
     --settle) settle="$2"; shift 2 ;;
-    -h|--help) sed -n 2,40p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,43p "$0"; exit 0 ;;
     *) echo "run-nightly: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -115,7 +119,7 @@ done
 
 : >>"$work/times"; mark=$(wc -l <"$work/times")
 stack_cpu() { awk -v ms="$(cpu_ms "$pid")" 'BEGIN { printf "%.2f", ms / 1000 }'; }
-recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to times
+recon() { # label tree day [flags] -> appends "label day seconds cpu-seconds phases" to times
   local s out cpu before; s=$(date +%s.%N); out="$work/reconcile-$1-$3-$(date +%s%N).out"; before=$(stack_cpu)
   # CPU seconds (user + system) of the command's process and of the stack's process meanwhile: a
   # build whose `reconcile` runs in the local stack (its control socket) spends its CPU there, and
@@ -125,7 +129,7 @@ recon() { # label tree day -> appends "label day seconds cpu-seconds phases" to 
   thread_cpu "$pid" >"$work/threads-before"
   [ -z "$rec" ] || { thread_cpu "$pid" >"$rec.threads-before"; jcmd "$pid" JFR.start name=pass settings=profile filename="$rec.jfr" >/dev/null; }
   cpu=$( { TIMEFORMAT='%U %S'; time ADREPORT_SKIP_BUILD=1 ADREPORT_JAVA_OPTS="${RECONCILE_JAVA_OPTS:-}" \
-    "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" >"$out" 2>&1; } 2>&1 ) || { tail -30 "$out" >&2; exit 1; }
+    "$2/bin/adreport" reconcile --data-dir "$data" --day "$3" "${@:4}" >"$out" 2>&1; } 2>&1 ) || { tail -30 "$out" >&2; exit 1; }
   [ -z "$rec" ] || { jcmd "$pid" JFR.stop name=pass >/dev/null; thread_cpu "$pid" >"$rec.threads-after"; }
   thread_cpu "$pid" >"$work/threads-after"
   jit=$(thread_cpu_ms "$work/threads-before" "$work/threads-after" 'CompilerThre')
@@ -145,7 +149,10 @@ if [ -n "$load_only" ]; then
   echo "loaded and settled, the stack stopped: $work (run-nightly --from $work --keep OTHER_DIR)"
   exit 0
 fi
-{ [ -n "$reuse" ] && [ -z "$from" ]; } || for d in "${days[@]:1}"; do recon first "$root" "$d"; done # the empty day has nothing to write
+{ [ -n "$reuse" ] && [ -z "$from" ]; } || for d in "${days[@]:1}"; do # the empty day has nothing to write
+  [ -z "$warm" ] || recon dry "$root" "$d" --dry-run
+  recon first "$root" "$d"
+done
 late_events() { # N new impressions of the large day (ids unique to this moment)
   local f="$work/late.ndjson"
   gen "$f" "$late" 1 20000 "$(date +%s%N)" 0 2>/dev/null

@@ -89,7 +89,11 @@ public final class Reconciler {
     public synchronized DriftReport reconcile(LocalDate day, boolean dryRun, PrintStream progress)
             throws IOException, InterruptedException {
         if (dryRun) {
-            return ReconcileJob.run(jobConf, connection, layout, day, true, clock, progress);
+            return ReconcileJob.run(jobConf, connection, layout, day, true, clock, progress, all -> {
+                if (progress != null) {
+                    progress.println("counter cells: " + ReconcileJob.counterCells(all) + " (a dry run: nothing written)");
+                }
+            });
         }
         LocalDate today = UtcDay.dateToday(clock);
         if (!day.isBefore(today)) {

@@ -80,6 +80,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private long taskStart;
     private final List<Correction> held = new ArrayList<>();
     private long folded;
+    private long foldedWriters;
     private long foldedBulk;
     private BulkCorrections bulk;
     private DayIndexRows index; // null: the job writes no ranked index entries
@@ -162,6 +163,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             }
             if (fold) {
                 folded++;
+                foldedWriters += writers.size();
             } else {
                 long d = Math.abs(expected - storedValue);
                 corrected[rollup]++;
@@ -264,6 +266,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
             }
             ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
             ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
+            ctx.getCounter(ReconcileCounter.WRITER_CELLS_FOLDED).increment(foldedWriters);
             if (index != null) {
                 index.finish((rollup, digest) -> ctx.getCounter(DayIndexRows.DIGEST_GROUP, rollup).increment(digest));
                 ctx.getCounter(ReconcileCounter.INDEX_ENTRIES).increment(index.written());

@@ -41,6 +41,8 @@ public enum ReconcileCounter {
      * writer cells: rewritten as the base cell alone (not counted as corrected, nor as bulk-loaded).
      */
     CELLS_FOLDED,
+    /** The writer cells those folds deleted (one delete marker each; a dry run counts what it would delete). */
+    WRITER_CELLS_FOLDED,
     /** Ranked top-N index entries of the day written by the reduce tasks ({@code DayIndexRows}). */
     INDEX_ENTRIES,
     /** Of those, the entries written as HFiles and bulk-loaded ({@code reconcile.index.bulk.min.entries}). */

@@ -226,9 +226,11 @@ public final class ReconcileJob {
 
     /** What the reduce tasks read and wrote of the counter tables besides the drift report's figures. */
     public static String counterCells(org.apache.hadoop.mapreduce.Counters all) {
-        return String.format("%,d rows read; %,d right values folded out of more than %d writer cells; %,d corrections bulk-loaded (%,d HFiles)",
+        return String.format("%,d rows read; %,d right values folded out of more than %d writer cells (%,d writer cells deleted); "
+                        + "%,d corrections bulk-loaded (%,d HFiles)",
                 all.findCounter(ReconcileCounter.COUNTER_ROWS_READ).getValue(), all.findCounter(ReconcileCounter.CELLS_FOLDED).getValue(),
-                CellReducer.MAX_WRITER_CELLS, all.findCounter(ReconcileCounter.CELLS_BULK_LOADED).getValue(),
+                CellReducer.MAX_WRITER_CELLS, all.findCounter(ReconcileCounter.WRITER_CELLS_FOLDED).getValue(),
+                all.findCounter(ReconcileCounter.CELLS_BULK_LOADED).getValue(),
                 all.findCounter(ReconcileCounter.HFILES_LOADED).getValue());
     }
 

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.adreport.schema.cube.CubeLoader;
 import io.adreport.schema.rowkey.KeyRange;
-import io.adreport.schema.table.SchemaApplier;
 import io.adreport.schema.table.TableLayout;
 import io.adreport.testkit.HBaseExtension;
 import io.adreport.testkit.MiniHBase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -49,7 +49,11 @@ class StaleEntriesTest {
     /** Returns [bulk-loaded store files of the index table (0 or 1+, as 0/1), rows deleted]. */
     private static List<Integer> run(MiniHBase hbase, int bulkMin) throws Exception {
         TableLayout layout = new TableLayout(CubeLoader.defaultCube(), hbase.freshNamespace("stale"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        Admin admin = hbase.connection().getAdmin();
+        // the index table alone, as the layout describes it (the cube's other tables are not needed here)
+        admin.createNamespace(NamespaceDescriptor.create(layout.rankedIndexTable().getNamespaceAsString()).build());
+        admin.createTable(layout.specs().stream().map(TableLayout.Spec::descriptor)
+                .filter(d -> d.getTableName().equals(layout.rankedIndexTable())).findFirst().orElseThrow());
         TreeSet<String> expected = new TreeSet<>();
         List<KeyRange> ranges = List.of(range("b"), range("d"), range("f"));
         try (Table t = hbase.connection().getTable(layout.rankedIndexTable())) {
@@ -66,7 +70,6 @@ class StaleEntriesTest {
             }
             t.put(puts);
         }
-        Admin admin = hbase.connection().getAdmin();
         admin.compactionSwitch(false, List.of());
         try {
             long deleted = new StaleEntries(hbase.connection(), layout.rankedIndexTable(), bulkMin).delete(ranges);

@@ -97,6 +97,18 @@ final class BulkCorrections implements Closeable {
         cellCount++;
     }
 
+    /** A DeleteFamily marker for {@code rowBytes} at {@code timestamp}: the row written again whole (its base cells follow). */
+    void deleteFamily(int rollupIndex, byte[] rowBytes, long timestamp) throws IOException {
+        if (rollupIndex != rollup || !Arrays.equals(rowBytes, rowKey)) {
+            flushRow();
+            if (rollupIndex != rollup) {
+                openTable(rollupIndex);
+            }
+            rowKey = rowBytes;
+        }
+        row.add(new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, null, timestamp, KeyValue.Type.DeleteFamily));
+    }
+
     long cells() {
         return cellCount;
     }

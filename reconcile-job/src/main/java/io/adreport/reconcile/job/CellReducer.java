@@ -81,13 +81,18 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
     private final List<Correction> held = new ArrayList<>();
     private long folded;
     private long foldedWriters;
-    private long foldedBulk;
     private BulkCorrections bulk;
     private DayIndexRows index; // null: the job writes no ranked index entries
 
-    /** A correction held while the task decides its write path. */
+    /**
+     * A correction held while the task decides its write path: a column's (its base cell's Put at
+     * the server's time, or a DeleteColumn, and markers for its writer cells at {@code timestamp}),
+     * or, with {@code rewrite}, part of a row written again whole: the family marker
+     * ({@code column} = {@link #FAMILY}) or a base cell at exactly {@code timestamp}.
+     */
     private record Correction(int rollup, byte[] row, int column, long value, boolean delete, long timestamp, List<byte[]> writers,
-                              boolean fold) {
+                              boolean rewrite) {
+        static final int FAMILY = -1;
     }
 
     @Override
@@ -139,31 +144,42 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         settle(k, off, len, merged, ctx);
     }
 
-    /** Expected vs stored for each cell of one row; writes the corrections of the cells that differ. */
+    /**
+     * Expected vs stored for each cell of one row; writes the corrections of the cells that differ
+     * and the folds. A row with a fold is written again whole when that takes fewer cells than
+     * per-column markers ({@link #rewritesRow}).
+     */
     private void settle(byte[] k, int off, int len, RowCells row, Context ctx) throws IOException, InterruptedException {
         int rollup = RowKeys.rollup(k, off);
-        byte[] rowKey = null;
-        Put put = null;
-        Delete delete = null;
         if (index != null && index.lists(rollup, k, off)) {
             index.write(rollup, RowKeys.row(k, off, len), row);
         }
+        long writes = 0; // columns to correct or fold
+        int perColumnCells = 0;
+        int valued = 0; // columns with an expected value: the base cells of a rewritten row
+        boolean anyFold = false;
+        long newest = 0;
         for (long m = row.columns(); m != 0; m &= m - 1) {
             int column = Long.numberOfTrailingZeros(m);
             long expected = row.expected(column);
             boolean exists = row.exists(column);
             long storedValue = row.stored(column);
             checked[rollup]++;
+            valued += expected != 0 ? 1 : 0;
+            newest = exists ? Math.max(newest, row.timestamp(column)) : newest;
             boolean stale = expected == 0 && exists;
             boolean wrong = expected != 0 && (!exists || row.damaged(column) || storedValue != expected);
-            List<byte[]> writers = row.writerQualifiers(column); // folded into the base cell: deleted by the correction's timestamp
-            boolean fold = !stale && !wrong && writers.size() > MAX_WRITER_CELLS;
+            int writers = row.writerCells(column); // folded into the base cell: deleted by the correction's timestamp
+            boolean fold = !stale && !wrong && writers > MAX_WRITER_CELLS;
             if (!stale && !wrong && !fold) {
                 continue;
             }
+            writes |= 1L << column;
+            perColumnCells += 1 + writers;
+            anyFold |= fold;
             if (fold) {
                 folded++;
-                foldedWriters += writers.size();
+                foldedWriters += writers;
             } else {
                 long d = Math.abs(expected - storedValue);
                 corrected[rollup]++;
@@ -173,16 +189,25 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                     deleted[rollup]++;
                 }
             }
-            if (dryRun) {
-                continue;
-            }
-            if (rowKey == null) {
-                rowKey = RowKeys.row(k, off, len);
-            }
-            long timestamp = Math.max(taskStart, exists ? row.timestamp(column) + 1 : 0);
+        }
+        if (dryRun || writes == 0) {
+            return;
+        }
+        byte[] rowKey = RowKeys.row(k, off, len);
+        if (rewritesRow(anyFold, row.foreign(), valued, perColumnCells)) {
+            rewrite(rollup, rowKey, row, Math.max(taskStart, newest + 1), ctx);
+            return;
+        }
+        Put put = null;
+        Delete delete = null;
+        for (long m = writes; m != 0; m &= m - 1) {
+            int column = Long.numberOfTrailingZeros(m);
+            long expected = row.expected(column);
+            boolean stale = expected == 0;
+            List<byte[]> writers = row.writerQualifiers(column);
+            long timestamp = Math.max(taskStart, row.exists(column) ? row.timestamp(column) + 1 : 0);
             if (bulk != null) {
                 bulk.add(rollup, rowKey, column, expected, stale, timestamp, writers);
-                foldedBulk += fold ? 1 : 0;
             } else if (bulkMinCells < 0) {
                 byte[] qualifier = cells.qualifier(column);
                 if (stale) {
@@ -192,17 +217,7 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 }
                 delete = deleteWriters(delete, rowKey, writers, timestamp);
             } else {
-                held.add(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, fold));
-                if (BulkHFiles.reached(bulkMinCells, held.size())) {
-                    bulk = new BulkCorrections(ctx.getConfiguration(), connection.connection(), layout, cells,
-                            new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
-                            ctx.getTaskAttemptID().toString());
-                    for (Correction c : held) {
-                        bulk.add(c.rollup(), c.row(), c.column(), c.value(), c.delete(), c.timestamp(), c.writers());
-                        foldedBulk += c.fold() ? 1 : 0;
-                    }
-                    held.clear();
-                }
+                hold(new Correction(rollup, rowKey, column, expected, stale, timestamp, writers, false), ctx);
             }
         }
         if (put != null) {
@@ -210,6 +225,70 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         }
         if (delete != null) {
             ctx.write(tables[rollup], delete);
+        }
+    }
+
+    /**
+     * Whether a row is written again whole: it has a fold (a right value held by more than
+     * {@value #MAX_WRITER_CELLS} writer cells, each of which a per-column fold masks with a marker
+     * of its own), no cell outside the cube's metrics (a family marker would take it too), and one
+     * family marker plus a base cell per valued column are fewer cells than the per-column writes.
+     * A back-filled day's first pass folds most of its writes this way (~6 writer cells per fold).
+     */
+    static boolean rewritesRow(boolean anyFold, boolean foreign, int valuedColumns, int perColumnCells) {
+        return anyFold && !foreign && 1 + valuedColumns < perColumnCells;
+    }
+
+    /**
+     * Writes {@code row} again whole: a DeleteFamily marker at {@code timestamp} (newer than every
+     * stored cell of the row, so it masks them all: base and writer cells, stale ones included) and
+     * the expected value of every valued column as its base cell one millisecond later (a marker
+     * masks the cells of its own timestamp). The same on every path: Puts, HFiles, or held.
+     */
+    private void rewrite(int rollup, byte[] rowKey, RowCells row, long timestamp, Context ctx) throws IOException, InterruptedException {
+        if (bulk != null) {
+            bulk.deleteFamily(rollup, rowKey, timestamp);
+        } else if (bulkMinCells < 0) {
+            ctx.write(tables[rollup], new Delete(rowKey).addFamily(TableLayout.COUNTER_FAMILY, timestamp));
+        } else {
+            hold(new Correction(rollup, rowKey, Correction.FAMILY, 0, true, timestamp, List.of(), true), ctx);
+        }
+        Put put = null;
+        for (long m = row.columns(); m != 0; m &= m - 1) {
+            int column = Long.numberOfTrailingZeros(m);
+            long expected = row.expected(column);
+            if (expected == 0) {
+                continue; // stale or not stored: nothing under the marker to keep
+            }
+            if (bulk != null) {
+                bulk.add(rollup, rowKey, column, expected, false, timestamp + 1, List.of());
+            } else if (bulkMinCells < 0) {
+                put = (put == null ? new Put(rowKey) : put).addColumn(TableLayout.COUNTER_FAMILY, cells.qualifier(column), timestamp + 1,
+                        Bytes.toBytes(expected));
+            } else {
+                hold(new Correction(rollup, rowKey, column, expected, false, timestamp + 1, List.of(), true), ctx);
+            }
+        }
+        if (put != null) {
+            ctx.write(tables[rollup], put);
+        }
+    }
+
+    /** Holds one correction while the task decides its path; switches to HFiles when it has enough. */
+    private void hold(Correction c, Context ctx) throws IOException {
+        held.add(c);
+        if (BulkHFiles.reached(bulkMinCells, held.size())) {
+            bulk = new BulkCorrections(ctx.getConfiguration(), connection.connection(), layout, cells,
+                    new Path(new Path(ctx.getConfiguration().get(JobSettings.BULK_DIR)), ctx.getTaskAttemptID().toString()),
+                    ctx.getTaskAttemptID().toString());
+            for (Correction h : held) {
+                if (h.column() == Correction.FAMILY) {
+                    bulk.deleteFamily(h.rollup(), h.row(), h.timestamp());
+                } else {
+                    bulk.add(h.rollup(), h.row(), h.column(), h.value(), h.delete(), h.timestamp(), h.writers());
+                }
+            }
+            held.clear();
         }
     }
 
@@ -221,8 +300,8 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
         return delete;
     }
 
-    /** The held corrections as Puts/Deletes, or the task's HFiles loaded; returns the cells bulk-loaded. */
-    private long writeCorrections(Context ctx) throws IOException, InterruptedException {
+    /** The held corrections as Puts/Deletes, or the task's HFiles loaded. */
+    private void writeCorrections(Context ctx) throws IOException, InterruptedException {
         if (bulk == null) {
             // Held in row order; the corrections of one row (one row key array) go out as one Put and one Delete.
             int i = 0;
@@ -232,9 +311,16 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 Delete delete = null;
                 for (; i < held.size() && held.get(i).row() == first.row(); i++) {
                     Correction c = held.get(i);
+                    if (c.column() == Correction.FAMILY) {
+                        delete = (delete == null ? new Delete(c.row()) : delete).addFamily(TableLayout.COUNTER_FAMILY, c.timestamp());
+                        continue;
+                    }
                     byte[] qualifier = cells.qualifier(c.column());
                     if (c.delete()) {
                         delete = (delete == null ? new Delete(c.row()) : delete).addColumns(TableLayout.COUNTER_FAMILY, qualifier);
+                    } else if (c.rewrite()) {
+                        put = (put == null ? new Put(c.row()) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, c.timestamp(),
+                                Bytes.toBytes(c.value()));
                     } else {
                         put = (put == null ? new Put(c.row()) : put).addColumn(TableLayout.COUNTER_FAMILY, qualifier, Bytes.toBytes(c.value()));
                     }
@@ -248,12 +334,11 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 }
             }
             held.clear();
-            return 0;
+            return;
         }
         try (BulkCorrections b = bulk) {
             b.load(day);
             ctx.getCounter(ReconcileCounter.HFILES_LOADED).increment(b.files());
-            return b.cells();
         }
     }
 
@@ -264,7 +349,14 @@ final class CellReducer extends Reducer<ImmutableBytesWritable, RowCells, Immuta
                 settle(stored.key(), 0, stored.key().length, stored.value(), ctx);
                 stored.advance();
             }
-            ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(writeCorrections(ctx) - foldedBulk);
+            writeCorrections(ctx);
+            if (bulk != null) { // a task's corrections go by one path: all of them were loaded
+                long all = 0;
+                for (long c : corrected) {
+                    all += c;
+                }
+                ctx.getCounter(ReconcileCounter.CELLS_BULK_LOADED).increment(all);
+            }
             ctx.getCounter(ReconcileCounter.CELLS_FOLDED).increment(folded);
             ctx.getCounter(ReconcileCounter.WRITER_CELLS_FOLDED).increment(foldedWriters);
             if (index != null) {

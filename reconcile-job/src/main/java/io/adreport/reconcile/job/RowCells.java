@@ -35,6 +35,7 @@ public final class RowCells implements Writable {
     private final long[] stored = new long[MAX_COLUMNS];
     private final long[] timestamps = new long[MAX_COLUMNS];
     private final List<WriterCell> writers = new ArrayList<>();
+    private boolean foreign; // the stored row holds a cell outside the cube's metrics
 
     /** A stored writer cell of {@code column}. */
     private record WriterCell(int column, byte[] qualifier) {
@@ -56,6 +57,16 @@ public final class RowCells implements Writable {
         storedMask = 0;
         damagedMask = 0;
         writers.clear();
+        foreign = false;
+    }
+
+    /** The stored row holds a cell that is no metric of the cube (left untouched by the job). */
+    void markForeign() {
+        foreign = true;
+    }
+
+    boolean foreign() {
+        return foreign;
     }
 
     /** Adds {@code delta} to the expected value of {@code column} (and marks it touched). */
@@ -82,6 +93,15 @@ public final class RowCells implements Writable {
         if (writerQualifier != null) {
             writers.add(new WriterCell(column, writerQualifier));
         }
+    }
+
+    /** How many stored writer cells {@code column} has. */
+    int writerCells(int column) {
+        int n = 0;
+        for (WriterCell w : writers) {
+            n += w.column() == column ? 1 : 0;
+        }
+        return n;
     }
 
     /** The qualifiers of the stored writer cells of {@code column} (none for most rows). */
@@ -113,6 +133,7 @@ public final class RowCells implements Writable {
         storedMask |= other.storedMask;
         damagedMask = (damagedMask & ~other.storedMask) | other.damagedMask;
         writers.addAll(other.writers);
+        foreign |= other.foreign;
     }
 
     /** Columns that have an expected value or a stored cell: the row's cells to check. */

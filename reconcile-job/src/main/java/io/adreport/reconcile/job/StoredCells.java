@@ -111,6 +111,7 @@ final class StoredCells implements Closeable {
                     byte[] writer = column >= 0 && CounterValues.isWriterCell(c) ? CellUtil.cloneQualifier(c) : null;
                     if (column < 0) {
                         foreign.increment(1);
+                        value.markForeign();
                     } else if (c.getValueLength() == Bytes.SIZEOF_LONG) {
                         value.addStored(column, CounterValues.valueOf(c), c.getTimestamp(), writer);
                     } else {

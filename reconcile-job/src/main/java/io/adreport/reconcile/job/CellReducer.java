@@ -28,7 +28,9 @@ import org.apache.hadoop.mapreduce.Reducer;
  * cells and all, so a second run over unchanged data writes none. A right value held by more
  * than {@value #MAX_WRITER_CELLS} writer cells is folded all the same ({@code CELLS_FOLDED}, not a
  * correction): restarts and writer start-overs add cells to a row, and the nightly job bounds
- * what a read of a closed day sums.
+ * what a read of a closed day sums. A row with a fold is written again whole when that is fewer
+ * cells than a marker per writer cell ({@link #rewritesRow}): one DeleteFamily marker newer than
+ * all its cells, and its base cells after it.
  *
  * <p>Stored values are not shuffled: this task owns the counter salt buckets
  * {@link CellPartitioner} sends it, reads their stored rows of the day with {@link StoredCells}

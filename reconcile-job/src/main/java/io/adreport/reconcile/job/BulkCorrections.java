@@ -80,13 +80,7 @@ final class BulkCorrections implements Closeable {
      */
     void add(int rollupIndex, byte[] rowBytes, int column, long value, boolean delete, long timestamp, List<byte[]> writerCells)
             throws IOException {
-        if (rollupIndex != rollup || !Arrays.equals(rowBytes, rowKey)) {
-            flushRow();
-            if (rollupIndex != rollup) {
-                openTable(rollupIndex);
-            }
-            rowKey = rowBytes;
-        }
+        startRow(rollupIndex, rowBytes);
         byte[] qualifier = cells.qualifier(column);
         row.add(delete
                 ? new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, qualifier, timestamp, KeyValue.Type.DeleteColumn)
@@ -99,6 +93,12 @@ final class BulkCorrections implements Closeable {
 
     /** A DeleteFamily marker for {@code rowBytes} at {@code timestamp}: the row written again whole (its base cells follow). */
     void deleteFamily(int rollupIndex, byte[] rowBytes, long timestamp) throws IOException {
+        startRow(rollupIndex, rowBytes);
+        row.add(new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, null, timestamp, KeyValue.Type.DeleteFamily));
+    }
+
+    /** Moves to {@code rowBytes} of {@code rollupIndex}'s table: the row before it goes to its file. */
+    private void startRow(int rollupIndex, byte[] rowBytes) throws IOException {
         if (rollupIndex != rollup || !Arrays.equals(rowBytes, rowKey)) {
             flushRow();
             if (rollupIndex != rollup) {
@@ -106,11 +106,6 @@ final class BulkCorrections implements Closeable {
             }
             rowKey = rowBytes;
         }
-        row.add(new KeyValue(rowBytes, TableLayout.COUNTER_FAMILY, null, timestamp, KeyValue.Type.DeleteFamily));
-    }
-
-    long cells() {
-        return cellCount;
     }
 
     int files() {

@@ -8,8 +8,9 @@
 # prints its rate and latency, the load generator's own CPU per request and every cluster
 # process's CPU per request summed by role (its idle CPU subtracted, as roles.sh does). Then the
 # same phases beside ingest at half the capacity measured in the same run (bin/adreport replay from
-# the edge host to both aggregators), the floor before and after the HTTP phases; beside ingest,
-# the region servers' CPU per request includes the ingest's.
+# the edge host to both aggregators), both floors (the bare Get, issue 33's floor, and the check's
+# filtered Get) before and after the HTTP phases; beside ingest, the region servers' CPU per
+# request includes the ingest's.
 #
 # --pin gives hosts their own CPU, as separate machines would have (taskset, every thread):
 #   --pin edge     every host of the cluster on CPU 0, the edge host's load generators on CPU 1: the
@@ -285,17 +286,19 @@ if [ "$ingest" = 1 ]; then
   cost_per_unit capacity 120000 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" event | sed -n '/-- by role/,$p' | tee -a "$W/summary"
   echo "   GC during it: $(join "$W/gc-before-capacity" "$W/gc-after-capacity" | awk '{ printf "%s %d ms (%d full)  ", $1, $4 - $2, $5 - $3 }')" | tee -a "$W/summary"
   # enough events for the three phases and the snapshots between them; stopped after the phases
-  half=$((capacity / 2)); span=$((20 + 2 * seconds + 150))
+  half=$((capacity / 2)); span=$((20 + 2 * seconds + 200))
   gen "$W/half.ndjson" $((half * span)) "half-$$-" 600 23; split_for "$W/half" agg1 agg2
   sleep 12 # the capacity run's last flush lands
   replay "$W/half-agg1.ndjson" agg1 $((half / 2)) >"$W/half-agg1.out" & p1=$!
   replay "$W/half-agg2.ndjson" agg2 $((half / 2)) >"$W/half-agg2.out" & p2=$!
   REPLAY_PIDS="$p1 $p2"
   sleep 15 # the replays' JVMs started and their compiler settled
+  floor_phase "bare-get-beside-ingest" --seconds 10 || status=1
   floor_phase "filtered-get-beside-ingest" --seconds 10 --filtered true || status=1
   phase "checks-beside-ingest" wrk_run check "$seconds" || status=1
   phase "ads-beside-ingest" wrk_run ad "$seconds" || status=1
   floor_phase "filtered-get-beside-ingest-again" --seconds 10 --filtered true || status=1
+  floor_phase "bare-get-beside-ingest-again" --seconds 10 || status=1
   kill -0 "$p1" 2>/dev/null && kill -0 "$p2" 2>/dev/null \
     || { echo "serving: the half-capacity replay ended before the phases beside it did; those phases do not count"; status=1; }
   stop_replays; wait "$p1" "$p2" 2>/dev/null

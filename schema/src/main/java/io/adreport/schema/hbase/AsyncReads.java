@@ -25,10 +25,13 @@ import org.apache.hadoop.hbase.client.Scan;
  * on the RPC client's event loop: the request thread waits once, for the answer. Measured in the
  * same run (docs/BENCHMARKS.md): the same 48-row skip-scan took 0.40 ms p50 by
  * {@code AsyncTable.scanAll} against 0.64 ms by the {@code Table} scanner, before the pool hop.
- * The bid path's profile Get was tried through it and kept on the blocking client
- * (docs/benchmarks/2026-12-06-serving-check-async-get.md): no gain beyond the benchmark's spread.
- * (The 1.5 s check seen then on the cluster end-to-end was the API key's refresh, not this client:
- * docs/benchmarks/2026-12-06-serving-http-floor-and-key-refresh.md.)
+ * The bid path's profile Get was tried through it twice and kept on the blocking client: no gain
+ * beyond the benchmark's spread on the mini cluster
+ * (docs/benchmarks/2026-12-06-serving-check-async-get.md), and none in the API's CPU per check on
+ * the multi-host cluster, where the reader thread's CPU moved onto the request thread and the
+ * event loop unchanged in sum (docs/benchmarks/2026-12-07-serving-check-async-on-the-cluster.md).
+ * (The 1.5 s check seen in the first trial on the cluster end-to-end was the API key's refresh,
+ * not this client: docs/benchmarks/2026-12-06-serving-http-floor-and-key-refresh.md.)
  *
  * <p>The connection is opened on the first read (most API processes serve series, but tests and
  * tools that build an API without ever reading a series should not open one) from the blocking

@@ -43,6 +43,8 @@ final class WriterTotals {
     static final double KEEP_FRACTION = 0.5;
     /** Most writer ids whose rows are remembered at once (the current one included). */
     static final int MAX_IDS = 8;
+    /** Columns of a record beyond the metrics: epoch day, id slot, last flush, first flush. */
+    private static final int EXTRA = 4;
 
     private final int maxRows;
     private final LongSupplier ids;
@@ -53,13 +55,15 @@ final class WriterTotals {
      * row): up to millions of rows live for hours, and as objects (a map node, a key wrapper, a
      * record and its array per row) every one of them was traced by each concurrent GC cycle.
      * Beyond the metric columns a record holds the row's UTC epoch day ({@link #day}), the slot of
-     * its writer id ({@link #slot}) and the flush that last touched it ({@link #seen}).
+     * its writer id ({@link #slot}), the flush that last touched it ({@link #seen}) and the flush
+     * that added it ({@link #born}).
      */
     private CellSums[] totals = new CellSums[0];
     private int columns = -1;
     private int day;
     private int slot;
     private int seen;
+    private int born;
     private int[] columnIndexes;
     private long[] deltas;
     private long[] out; // the totals handed out, one reused array (read it before the next call)
@@ -100,7 +104,7 @@ final class WriterTotals {
      */
     long begin(int rows) {
         if (size + rows > maxRows && size > 0) {
-            startOver(rows);
+            startOver();
         }
         flushes++;
         lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
@@ -109,12 +113,16 @@ final class WriterTotals {
 
     /**
      * A new current id; the most recently touched rows kept under their ids (at most
-     * {@link #KEEP_FRACTION} of the bound, and fewer when the flush to come needs the room), the
-     * others forgotten; the rows of the oldest id forgotten too when no slot is free.
+     * {@link #KEEP_FRACTION} of the bound; among rows last touched by the same flush, those
+     * remembered longest first), the others forgotten; the rows of the oldest id forgotten too
+     * when no slot is free.
      */
-    private void startOver(int incoming) {
-        int keep = (int) Math.min((long) (maxRows * KEEP_FRACTION), Math.max(0L, (long) maxRows - incoming));
-        long[] cut = recent(keep); // rows touched after cut[0] are kept, and cut[1] of those touched at it
+    private void startOver() {
+        // Not reduced by the flush to come: a back-fill's flush of a full buffer holds as many rows as
+        // the bound or more (2M cells, 500,000 rows), and leaving room for all of them kept nothing.
+        // The totals then hold at most half the bound plus one flush's rows, as they held one flush's before.
+        int keep = (int) (maxRows * KEEP_FRACTION);
+        long[] cut = recent(keep); // rows ranked above cut[0] are kept, and cut[1] of those ranked at it
         int free = -1;
         for (int s = 0; s < MAX_IDS && free < 0; s++) {
             if (slotIds[s] == 0) {
@@ -138,17 +146,17 @@ final class WriterTotals {
             if (old == null) {
                 continue;
             }
-            CellSums fresh = new CellSums(columns + 3, maxRows);
-            int[] all = new int[columns + 3];
+            CellSums fresh = new CellSums(columns + EXTRA, maxRows);
+            int[] all = new int[columns + EXTRA];
             for (int c = 0; c < all.length; c++) {
                 all[c] = c;
             }
-            long[] values = new long[columns + 3];
+            long[] values = new long[columns + EXTRA];
             int[] counted = {0};
             try {
                 old.visit((table, key, keyLength, touched, sums, offset) -> {
                     int s = (int) sums[offset + slot];
-                    long last = sums[offset + seen];
+                    long last = recency(sums, offset);
                     boolean recent = last > cut[0] || last == cut[0] && cut[1]-- > 0; // at most keep rows in all
                     if (recent && s != dropSlot) {
                         System.arraycopy(sums, offset, values, 0, values.length);
@@ -177,8 +185,18 @@ final class WriterTotals {
     }
 
     /**
-     * Which rows are the {@code keep} most recently touched: {flush number f, n}, meaning every row
-     * touched after flush f and {@code n} of those last touched at f.
+     * A row's rank for keeping: the flush that last touched it, then how long it has been
+     * remembered (a back-fill's flush of a full buffer touches more rows than are kept, and among
+     * them the rows remembered longest are the ones touched again and again).
+     */
+    private long recency(long[] sums, int offset) {
+        long last = sums[offset + seen];
+        return last << 24 | Math.min(last - sums[offset + born], (1 << 24) - 1);
+    }
+
+    /**
+     * Which rows are the {@code keep} of highest {@link #recency}: {rank r, n}, meaning every row
+     * ranked above r and {@code n} of those ranked r.
      */
     private long[] recent(int keep) {
         if (keep == 0) {
@@ -192,7 +210,7 @@ final class WriterTotals {
             }
             try {
                 int[] at = {n};
-                t.visit((table, key, keyLength, touched, sums, offset) -> last[at[0]++] = sums[offset + seen]);
+                t.visit((table, key, keyLength, touched, sums, offset) -> last[at[0]++] = recency(sums, offset));
                 n = at[0];
             } catch (java.io.IOException | InterruptedException e) {
                 throw new IllegalStateException("visiting the totals cannot fail", e);
@@ -269,6 +287,7 @@ final class WriterTotals {
         if (table.rows() > before) {
             table.set(record, day, rc.epochDay());
             table.set(record, slot, current);
+            table.set(record, born, flushes);
             slotRows[current]++;
             size++;
         }
@@ -294,6 +313,7 @@ final class WriterTotals {
             this.day = columns;
             this.slot = columns + 1;
             this.seen = columns + 2;
+            this.born = columns + 3;
             columnIndexes = new int[columns];
             deltas = new long[columns];
             out = new long[columns];
@@ -302,7 +322,7 @@ final class WriterTotals {
             totals = Arrays.copyOf(totals, index + 1);
         }
         if (totals[index] == null) {
-            totals[index] = new CellSums(columns + 3, maxRows); // + the epoch day, the id's slot, the last flush
+            totals[index] = new CellSums(columns + EXTRA, maxRows); // + the epoch day, the id's slot, the last and first flush
         }
         return totals[index];
     }

@@ -107,34 +107,36 @@ class WriterTotalsTest {
     @Test
     void a_start_over_keeps_the_rows_touched_last_under_their_id_and_forgets_the_others() {
         AtomicLong ids = new AtomicLong(100);
-        WriterTotals t = new WriterTotals(4, ids::incrementAndGet, () -> 1L);
+        WriterTotals t = new WriterTotals(5, ids::incrementAndGet, () -> 1L);
         long first = t.writer();
         flush(t, 1, 1L, 2, 1L, 3, 1L); // rows 1, 2, 3
         flush(t, 1, 1L); // row 1 again: the most recently touched
-        java.util.Map<Integer, long[]> after = flush(t, 1, 1L, 4, 1L, 5, 1L); // 3 + 3 > 4: a start-over
+        // 3 + 3 > 5: a start-over keeps two rows (half the bound): row 1, touched last, and of rows 2
+        // and 3 (touched at the same flush, remembered as long) the first in the table, row 2
+        java.util.Map<Integer, long[]> after = flush(t, 1, 1L, 4, 1L, 5, 1L);
         assertEquals(1, t.startsOver());
         long second = t.writer();
         assertNotEquals(first, second);
         assertArrayEquals(new long[] {3, first}, after.get(1), "the hot row keeps its id and its total: no new cell");
         assertArrayEquals(new long[] {1, second}, after.get(4), "a new row: the new id");
         assertArrayEquals(new long[] {first}, t.retained(), "rows are still written under the first id");
-        java.util.Map<Integer, long[]> back = flush(t, 2, 5L);
-        assertArrayEquals(new long[] {5, second}, back.get(2),
+        assertArrayEquals(new long[] {6, first}, flush(t, 2, 5L).get(2), "row 2 was kept: its first cell goes on");
+        assertArrayEquals(new long[] {5, second}, flush(t, 3, 5L).get(3),
                 "a forgotten row comes back under the new id, from 0 (its old cell keeps its old total)");
-        assertEquals(1, t.startsOver(), "four rows fit: no second start-over");
+        assertEquals(1, t.startsOver(), "five rows fit: no second start-over");
     }
 
     @Test
     void a_live_read_names_each_rows_writer() {
         AtomicLong ids = new AtomicLong(200);
-        WriterTotals t = new WriterTotals(4, ids::incrementAndGet, () -> 1L);
+        WriterTotals t = new WriterTotals(5, ids::incrementAndGet, () -> 1L);
         long first = t.writer();
         flush(t, 1, 1L, 2, 1L, 3, 1L);
         flush(t, 1, 1L);
         flush(t, 1, 1L, 4, 1L, 5, 1L);
         java.util.Map<Integer, Long> writers = new java.util.TreeMap<>();
         t.forEach(0, (table, row, day, writer, totals) -> writers.put((int) row[0], writer));
-        assertEquals(java.util.Map.of(1, first, 4, t.writer(), 5, t.writer()), writers);
+        assertEquals(java.util.Map.of(1, first, 2, first, 4, t.writer(), 5, t.writer()), writers);
         t.get(0, new byte[] {1}, (table, row, day, writer, totals) -> assertEquals(first, writer));
     }
 

@@ -165,9 +165,10 @@ public final class Flusher {
         AtomicLong dropped = new AtomicLong();
         List<List<Write>> chunks = new ArrayList<>();
         long timestamp;
+        WriterTotals.StartOver startOver = totals.prepare(rows.size()); // the kept rows copied outside the live lock
         live.lock();
         try {
-            timestamp = totals.begin(rows.size());
+            timestamp = totals.begin(rows.size(), startOver);
             currentWriter = totals.writer();
             currentNext = totals.next();
             currentRetained = totals.retained();

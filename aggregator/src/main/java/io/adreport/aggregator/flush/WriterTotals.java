@@ -103,21 +103,59 @@ final class WriterTotals {
      * fit) and returns the timestamp its Puts carry.
      */
     long begin(int rows) {
-        if (size + rows > maxRows && size > 0) {
-            startOver();
+        return begin(rows, prepare(rows));
+    }
+
+    /**
+     * As {@link #begin(int)}, with the start-over {@link #prepare} built for this flush (null when
+     * none was due). The flusher prepares it outside its live lock and begins under it, so a live
+     * read never waits for the copy of the kept rows.
+     */
+    long begin(int rows, StartOver prepared) {
+        if (prepared != null) {
+            install(prepared);
+        } else if (due(rows)) {
+            install(prepare(rows)); // not prepared by the caller (the flush thread is the only writer: cannot happen there)
         }
         flushes++;
         lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
         return lastTimestamp;
     }
 
+    private boolean due(int rows) {
+        return size + rows > maxRows && size > 0;
+    }
+
     /**
-     * A new current id; the most recently touched rows kept under their ids (at most
-     * {@link #KEEP_FRACTION} of the bound; among rows last touched by the same flush, those
-     * remembered longest first), the others forgotten; the rows of the oldest id forgotten too
-     * when no slot is free.
+     * A start-over built but not yet in place: the kept rows' new tables, the rows per slot, how
+     * many were kept, and the slot of the new current id.
      */
-    private void startOver() {
+    static final class StartOver {
+        private final CellSums[] tables;
+        private final int[] slotRows;
+        private final int kept;
+        private final int slot;
+
+        private StartOver(CellSums[] tables, int[] slotRows, int kept, int slot) {
+            this.tables = tables;
+            this.slotRows = slotRows;
+            this.kept = kept;
+            this.slot = slot;
+        }
+    }
+
+    /**
+     * The start-over a flush of {@code rows} rows needs, or null when they fit: a new current id;
+     * the most recently touched rows kept under their ids (at most {@link #KEEP_FRACTION} of the
+     * bound; among rows last touched by the same flush, those remembered longest first), the others
+     * forgotten; the rows of the oldest id forgotten too when no slot is free. Reads the remembered
+     * rows and changes nothing (live reads may read them meanwhile); {@link #begin(int, StartOver)}
+     * puts it in place.
+     */
+    StartOver prepare(int rows) {
+        if (!due(rows)) {
+            return null;
+        }
         // Not reduced by the flush to come: a back-fill's flush of a full buffer holds as many rows as
         // the bound or more (2M cells, 500,000 rows), and leaving room for all of them kept nothing.
         // The totals then hold at most half the bound plus one flush's rows, as they held one flush's before.
@@ -139,29 +177,30 @@ final class WriterTotals {
             free = oldest;
         }
         int dropSlot = oldest;
-        java.util.Arrays.fill(slotRows, 0);
+        int[] perSlot = new int[MAX_IDS];
+        CellSums[] fresh = new CellSums[totals.length];
         int kept = 0;
+        int[] all = new int[columns + EXTRA];
+        for (int c = 0; c < all.length; c++) {
+            all[c] = c;
+        }
+        long[] values = new long[columns + EXTRA];
         for (int t = 0; t < totals.length; t++) {
             CellSums old = totals[t];
             if (old == null) {
                 continue;
             }
-            CellSums fresh = new CellSums(columns + EXTRA, maxRows);
-            int[] all = new int[columns + EXTRA];
-            for (int c = 0; c < all.length; c++) {
-                all[c] = c;
-            }
-            long[] values = new long[columns + EXTRA];
+            CellSums into = new CellSums(columns + EXTRA, maxRows);
             int[] counted = {0};
             try {
                 old.visit((table, key, keyLength, touched, sums, offset) -> {
                     int s = (int) sums[offset + slot];
-                    long last = recency(sums, offset);
-                    boolean recent = last > cut[0] || last == cut[0] && cut[1]-- > 0; // at most keep rows in all
+                    long rank = recency(sums, offset);
+                    boolean recent = rank > cut[0] || rank == cut[0] && cut[1]-- > 0; // at most keep rows in all
                     if (recent && s != dropSlot) {
                         System.arraycopy(sums, offset, values, 0, values.length);
-                        fresh.addRow(table, key, keyLength, all, values, values.length);
-                        slotRows[s]++;
+                        into.addRow(table, key, keyLength, all, values, values.length);
+                        perSlot[s]++;
                         counted[0]++;
                     }
                 });
@@ -169,18 +208,24 @@ final class WriterTotals {
                 throw new IllegalStateException("copying the totals cannot fail", e); // the visitor throws neither
             }
             kept += counted[0];
-            totals[t] = fresh;
+            fresh[t] = into;
         }
-        for (int s = 0; s < MAX_IDS; s++) {
-            if (slotRows[s] == 0) {
-                slotIds[s] = 0;
+        return new StartOver(fresh, perSlot, kept, free);
+    }
+
+    private void install(StartOver s) {
+        totals = s.tables;
+        System.arraycopy(s.slotRows, 0, slotRows, 0, MAX_IDS);
+        for (int i = 0; i < MAX_IDS; i++) {
+            if (slotRows[i] == 0) {
+                slotIds[i] = 0;
             }
         }
-        current = free;
+        current = s.slot;
         slotIds[current] = next;
         slotDrawn[current] = startsOver + 1;
         next = ids.getAsLong();
-        size = kept;
+        size = s.kept;
         startsOver++;
     }
 

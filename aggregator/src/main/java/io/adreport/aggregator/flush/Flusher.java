@@ -13,6 +13,7 @@ import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,9 +99,12 @@ public final class Flusher {
     private int inFlightFrom; // rows of inFlight before it are in the totals; guarded by live
     private volatile long currentWriter; // totals.writer(), for the live reads' first step
     private volatile long currentNext; // totals.next(), likewise
+    private volatile long[] currentRetained; // totals.retained(), likewise
     private final List<String> metricNames; // the live answers' metric order: the column order
-    private long qualifiersOf = Long.MIN_VALUE; // the writer id writerQualifiers were built for
-    private byte[][] writerQualifiers;
+    /** Each live writer id's qualifier of each metric column (a row's Put takes its id's); flush thread only. */
+    private final long[] qualifierIds = new long[WriterTotals.MAX_IDS + 1];
+    private final byte[][][] qualifiersById = new byte[WriterTotals.MAX_IDS + 1][][];
+    private int qualifierVictim;
 
     /** One row's Put, with the drained row it writes. */
     private record Write(RowCells cells, Put put) {
@@ -118,9 +122,11 @@ public final class Flusher {
         metrics.registry().gauge("adreport_writer_rows", "Counter rows whose running totals this aggregator remembers for its writer cells",
                 totals::rows);
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
-                + "writer id to bound that memory (each adds a cell to the rows it touches afterwards)", totals::startsOver);
+                + "writer id to bound that memory (the rows it touched most recently keep theirs; a forgotten row gains a cell when it "
+                + "comes back)", totals::startsOver);
         this.currentWriter = totals.writer();
         this.currentNext = totals.next();
+        this.currentRetained = totals.retained();
         List<String> names = new ArrayList<>(cells.columns());
         for (int c = 0; c < cells.columns(); c++) {
             names.add(Bytes.toString(cells.qualifier(c)));
@@ -159,13 +165,13 @@ public final class Flusher {
         AtomicLong dropped = new AtomicLong();
         List<List<Write>> chunks = new ArrayList<>();
         long timestamp;
-        byte[][] qualifiers;
+        WriterTotals.StartOver startOver = totals.prepare(rows.size()); // the kept rows copied outside the live lock
         live.lock();
         try {
-            timestamp = totals.begin(rows.size());
+            timestamp = totals.begin(rows.size(), startOver);
             currentWriter = totals.writer();
             currentNext = totals.next();
-            qualifiers = writerQualifiers();
+            currentRetained = totals.retained();
             inFlightFrom = 0;
         } finally {
             live.unlock();
@@ -185,7 +191,8 @@ public final class Flusher {
                     }
                     long key = ((long) rc.table() << 32) | (rc.epochDay() & 0xffffffffL);
                     List<Write> chunk = open.computeIfAbsent(key, k -> new ArrayList<>(Math.min(batchRows, 1024)));
-                    chunk.add(new Write(rc, put(rc, totals.add(rc, cells.columns()), qualifiers, timestamp)));
+                    long[] rowTotals = totals.add(rc, cells.columns());
+                    chunk.add(new Write(rc, put(rc, rowTotals, writerQualifiers(totals.lastWriter()), timestamp)));
                     if (chunk.size() == batchRows) {
                         chunks.add(chunk);
                         open.remove(key);
@@ -242,19 +249,24 @@ public final class Flusher {
         int columns = cells.columns();
         Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
         if (request.ranges().isEmpty()) { // the first step: no need to wait for a flush's step
-            return new LiveCounts.Answer(currentWriter, metricNames, List.of(), currentNext);
+            return new LiveCounts.Answer(currentWriter, metricNames, List.of(), currentNext, currentRetained);
         }
         LiveCounts.Selection wanted = request.selection();
         List<byte[]> points = wanted.points(); // exact keys (a fixed series): looked up, not found by a pass
         long writer;
         long next;
+        long[] retained;
         live.lock();
         try {
             writer = totals.writer();
             next = totals.next();
-            WriterTotals.RowVisitor remembered = (t, row, day, values) -> {
+            retained = totals.retained();
+            // per row: its totals, then the writer id its cells go under (a row not remembered: the current one)
+            WriterTotals.RowVisitor remembered = (t, row, day, rowWriter, values) -> {
                 if (!closed.test(day) && wanted.wants(row)) {
-                    rows.put(java.nio.ByteBuffer.wrap(row), values.clone());
+                    long[] v = Arrays.copyOf(values, columns + 1);
+                    v[columns] = rowWriter;
+                    rows.put(java.nio.ByteBuffer.wrap(row), v);
                 }
             };
             if (points != null) {
@@ -264,7 +276,10 @@ public final class Flusher {
             }
             java.util.function.Consumer<RowCells> pending = rc -> {
                 if (rc.table() == table && !closed.test(rc.epochDay()) && wanted.wants(rc.row())) {
-                    long[] sum = rows.computeIfAbsent(java.nio.ByteBuffer.wrap(rc.row()), k -> new long[columns]);
+                    long[] sum = rows.computeIfAbsent(java.nio.ByteBuffer.wrap(rc.row()), k -> new long[columns + 1]);
+                    if (sum[columns] == 0) {
+                        sum[columns] = writer;
+                    }
                     int touched = rc.touchedColumns();
                     for (int c = 0; c < columns; c++) {
                         if ((touched & (1 << c)) != 0) {
@@ -285,8 +300,8 @@ public final class Flusher {
             live.unlock();
         }
         List<LiveCounts.Row> out = new ArrayList<>(rows.size());
-        rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), v)));
-        return new LiveCounts.Answer(writer, metricNames, out, next);
+        rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), Arrays.copyOf(v, columns), v[columns])));
+        return new LiveCounts.Answer(writer, metricNames, out, next, retained);
     }
 
     /** The Put of one row's totals: its touched metrics' writer cells. */
@@ -294,16 +309,22 @@ public final class Flusher {
         return WriterCells.put(rc.row(), qualifiers, rowTotals, rc.touchedColumns(), timestamp).setDurability(durability);
     }
 
-    /** The current writer id's qualifier of each metric column. */
-    private byte[][] writerQualifiers() {
-        if (qualifiersOf != totals.writer()) {
-            qualifiersOf = totals.writer();
-            writerQualifiers = new byte[cells.columns()][];
-            for (int c = 0; c < writerQualifiers.length; c++) {
-                writerQualifiers[c] = CounterValues.writerQualifier(cells.qualifier(c), qualifiersOf);
+    /** Writer id {@code id}'s qualifier of each metric column (a few ids are live at once: a small cache, scanned). */
+    private byte[][] writerQualifiers(long id) {
+        for (int i = 0; i < qualifierIds.length; i++) {
+            if (qualifierIds[i] == id && qualifiersById[i] != null) {
+                return qualifiersById[i];
             }
         }
-        return writerQualifiers;
+        byte[][] q = new byte[cells.columns()][];
+        for (int c = 0; c < q.length; c++) {
+            q[c] = CounterValues.writerQualifier(cells.qualifier(c), id);
+        }
+        int i = qualifierVictim;
+        qualifierVictim = (qualifierVictim + 1) % qualifierIds.length;
+        qualifierIds[i] = id;
+        qualifiersById[i] = q;
+        return q;
     }
 
     private void sendChunk(List<Write> chunk, AtomicLong sentRows, AtomicLong sentCells, AtomicLong unapplied,

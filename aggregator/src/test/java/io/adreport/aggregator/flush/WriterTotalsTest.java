@@ -60,12 +60,13 @@ class WriterTotalsTest {
         g.forEach(rc -> t.add(rc, COLUMNS));
         assertEquals(3, t.rows());
         assertEquals(firstId, t.writer(), "three rows fit");
-        List<RowCells> next = generation(1, 0, 4L);
+        List<RowCells> next = generation(4, 0, 4L);
         t.begin(next.size());
         assertNotEquals(firstId, t.writer(), "a fourth row might not fit: a new writer");
         assertEquals(1, t.startsOver());
         assertArrayEquals(new long[] {4, 0, 0}, t.add(next.get(0), COLUMNS), "the new writer's cell starts from 0");
-        assertEquals(1, t.rows());
+        assertEquals(t.writer(), t.lastWriter());
+        assertEquals(2, t.rows(), "one of the three rows touched last kept (half the bound), and the new one");
     }
 
     @Test
@@ -79,7 +80,7 @@ class WriterTotalsTest {
         t.begin(g.size());
         g.forEach(rc -> t.add(rc, COLUMNS));
         java.util.Map<Integer, long[]> seen = new java.util.TreeMap<>();
-        t.forEach(1, (table, row, day, totals) -> {
+        t.forEach(1, (table, row, day, writer, totals) -> {
             assertEquals(1, table);
             assertEquals(20_000 + row[0], day, "the row's own day");
             seen.put((int) row[0], totals.clone());
@@ -88,5 +89,86 @@ class WriterTotalsTest {
         assertArrayEquals(new long[] {0, 0, 6}, seen.get(1));
         assertArrayEquals(new long[] {0, 1, 0}, seen.get(2));
         assertEquals(3, t.rows());
+    }
+
+    /** Adds one flush of (row, delta) pairs in column 0 and returns each row's total and writer id, by row. */
+    private static java.util.Map<Integer, long[]> flush(WriterTotals t, Object... adds) {
+        List<RowCells> g = generation(java.util.stream.IntStream.range(0, adds.length / 2)
+                .mapToObj(i -> new Object[] {adds[2 * i], 0, adds[2 * i + 1]}).flatMap(java.util.Arrays::stream).toArray());
+        t.begin(g.size());
+        java.util.Map<Integer, long[]> out = new java.util.TreeMap<>();
+        for (RowCells rc : g) {
+            long total = t.add(rc, COLUMNS)[0];
+            out.put((int) rc.row()[0], new long[] {total, t.lastWriter()});
+        }
+        return out;
+    }
+
+    @Test
+    void a_start_over_keeps_the_rows_touched_last_under_their_id_and_forgets_the_others() {
+        AtomicLong ids = new AtomicLong(100);
+        WriterTotals t = new WriterTotals(5, ids::incrementAndGet, () -> 1L);
+        long first = t.writer();
+        flush(t, 1, 1L, 2, 1L, 3, 1L); // rows 1, 2, 3
+        flush(t, 1, 1L); // row 1 again: the most recently touched
+        // 3 + 3 > 5: a start-over keeps two rows (half the bound): row 1, touched last, and of rows 2
+        // and 3 (touched at the same flush, remembered as long) the first in the table, row 2
+        java.util.Map<Integer, long[]> after = flush(t, 1, 1L, 4, 1L, 5, 1L);
+        assertEquals(1, t.startsOver());
+        long second = t.writer();
+        assertNotEquals(first, second);
+        assertArrayEquals(new long[] {3, first}, after.get(1), "the hot row keeps its id and its total: no new cell");
+        assertArrayEquals(new long[] {1, second}, after.get(4), "a new row: the new id");
+        assertArrayEquals(new long[] {first}, t.retained(), "rows are still written under the first id");
+        assertArrayEquals(new long[] {6, first}, flush(t, 2, 5L).get(2), "row 2 was kept: its first cell goes on");
+        assertArrayEquals(new long[] {5, second}, flush(t, 3, 5L).get(3),
+                "a forgotten row comes back under the new id, from 0 (its old cell keeps its old total)");
+        assertEquals(1, t.startsOver(), "five rows fit: no second start-over");
+    }
+
+    @Test
+    void a_live_read_names_each_rows_writer() {
+        AtomicLong ids = new AtomicLong(200);
+        WriterTotals t = new WriterTotals(5, ids::incrementAndGet, () -> 1L);
+        long first = t.writer();
+        flush(t, 1, 1L, 2, 1L, 3, 1L);
+        flush(t, 1, 1L);
+        flush(t, 1, 1L, 4, 1L, 5, 1L);
+        java.util.Map<Integer, Long> writers = new java.util.TreeMap<>();
+        t.forEach(0, (table, row, day, writer, totals) -> writers.put((int) row[0], writer));
+        assertEquals(java.util.Map.of(1, first, 2, first, 4, t.writer(), 5, t.writer()), writers);
+        t.get(0, new byte[] {1}, (table, row, day, writer, totals) -> assertEquals(first, writer));
+    }
+
+    @Test
+    void at_most_max_ids_are_live_and_the_oldest_ids_rows_go_first() {
+        AtomicLong ids = new AtomicLong(300);
+        WriterTotals t = new WriterTotals(40, ids::incrementAndGet, () -> 1L);
+        long first = t.writer();
+        int cold = 1000;
+        java.util.Map<Integer, long[]> last = null;
+        // Every flush touches every hot row so far, adds one hot row and ten cold ones: the bound is
+        // passed at nearly every flush, the hot rows are among the most recent and kept, and each
+        // hot row is first written under the id of its own generation.
+        for (int g = 0; g < WriterTotals.MAX_IDS + 4; g++) {
+            List<Object> adds = new java.util.ArrayList<>();
+            for (int h = 0; h <= g; h++) {
+                adds.add(h);
+                adds.add(1L);
+            }
+            for (int c = 0; c < 10; c++) {
+                adds.add(cold++ % 250);
+                adds.add(1L);
+            }
+            last = flush(t, adds.toArray());
+            assertTrue(t.retained().length + 1 <= WriterTotals.MAX_IDS, "at most MAX_IDS ids, the current one included");
+        }
+        assertTrue(t.startsOver() >= WriterTotals.MAX_IDS, "a start-over at nearly every flush: " + t.startsOver());
+        assertEquals(WriterTotals.MAX_IDS - 1, t.retained().length, "every slot in use");
+        long[] h0 = last.get(0);
+        assertNotEquals(first, h0[1], "the oldest id's rows were forgotten when a start-over needed its slot");
+        assertTrue(h0[0] < WriterTotals.MAX_IDS + 4, "row 0 then restarted from 0: total " + h0[0]);
+        long[] newest = last.get(WriterTotals.MAX_IDS + 3);
+        assertEquals(1, newest[0]);
     }
 }

@@ -1,6 +1,7 @@
 package io.adreport.launcher.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -160,7 +161,7 @@ class LiveSeriesTest {
             if (r.statusCode() == 200) {
                 LiveCounts.Answer a = LiveCounts.decodeAnswer(body);
                 byte[] now = LiveCounts.encode(new LiveCounts.Answer(a.writer(), a.metrics(), a.rows()));
-                body = java.util.Arrays.copyOf(now, now.length - Long.BYTES); // the older format ends before the next id
+                body = java.util.Arrays.copyOf(now, now.length - Long.BYTES - Integer.BYTES); // the older format ends before the next id
             }
             ctx.status(r.statusCode()).contentType(LiveCounts.CONTENT_TYPE).result(body);
         }).start(0);
@@ -190,6 +191,102 @@ class LiveSeriesTest {
                 api.stop();
             }
             relay.stop();
+            aggregator.close();
+        }
+    }
+
+    /**
+     * Writer totals bounded at 10,000 rows (buffer.max.cells 40,000): rounds of one hot series
+     * (adv-1/c-1) beside three hundred cold campaigns each (about 2,400 new counter rows), flushed
+     * after every round, pass the bound again and again. Each start-over keeps the rows touched last under their writer id, so the
+     * hot series' rows keep one writer cell per metric while the cold rows are forgotten; the fixed
+     * series (asked while reading) and a scan report of the advertiser (the two steps) stay equal to
+     * this test's tally, flushed and unflushed counts alike, whatever id each row is under.
+     */
+    @Test
+    void across_start_overs_the_hot_rows_keep_their_writer_cell_and_live_reports_stay_exact(MiniHBase hbase) throws Exception {
+        Cube cube = CubeLoader.defaultCube();
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("startover"));
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        Clock clock = Clock.systemUTC();
+        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
+                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
+        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of("ingest.port", "0",
+                "aggregator.id", "startover", "flush.interval.ms", "60000", "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500",
+                "buffer.max.cells", "40000")), clock);
+        Javalin api = null;
+        try {
+            ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(),
+                    ReportConfig.of(Map.of("report.live.timeout.ms", "10000")), new Metrics(), clock);
+            String analyst = deps.keys().create("analyst");
+            api = ReportApi.create(deps).start(0);
+            LocalDate yesterday = LocalDate.now(ZoneOffset.UTC).minusDays(1);
+            Instant noon = yesterday.atTime(12, 0).toInstant(ZoneOffset.UTC);
+            String series = "/v1/reports/campaign?from=" + yesterday + "&to=" + yesterday.plusDays(1)
+                    + "&granularity=hour&metrics=impressions&advertiser=adv-1&campaign=c-1";
+            String scan = "/v1/reports/campaign?from=" + yesterday + "&to=" + yesterday.plusDays(1)
+                    + "&granularity=day&metrics=impressions&advertiser=adv-1";
+            long posted = 0;
+            int cold = 0;
+            for (int round = 0; round < 16; round++) {
+                postImpressions(aggregator.port(), "hot-" + round + "-", 3, noon.plusSeconds(10L * round));
+                posted += 3;
+                StringBuilder body = new StringBuilder();
+                for (int i = 0; i < 300; i++, cold++) { // a campaign and a minute of its own: rows of their own
+                    body.append("{\"type\":\"impression\",\"id\":\"cold-").append(cold).append("\",\"ts\":\"")
+                            .append(yesterday.atStartOfDay(ZoneOffset.UTC).toInstant().plusSeconds(60L * (cold % 1440)))
+                            .append("\",\"advertiser\":\"adv-2\",\"campaign\":\"k-").append(cold)
+                            .append("\",\"creative\":\"cr-1\",\"publisher\":\"pub-").append(cold % 50)
+                            .append("\",\"zone\":\"z-1\",\"country\":\"US\",\"deviceType\":\"mobile\",\"costMicros\":1000}\n");
+                }
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + aggregator.port() + "/v1/events"))
+                        .header("Content-Type", "application/x-ndjson").POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode(), r.body());
+                aggregator.flushNow();
+                postImpressions(aggregator.port(), "late-" + round + "-", 2, noon.plusSeconds(10L * round + 5));
+                posted += 2;
+                assertEquals(Map.of(yesterday.toString(), posted), perDay(get(api.port(), series, analyst)),
+                        "round " + round + ": the fixed series, stored plus live");
+                // The two steps: the first report after a start-over finds the writer's current id changed
+                // and reads it as stored (never more than the truth); the next one knows the new ids.
+                long first = perDay(get(api.port(), scan, analyst)).getOrDefault(yesterday.toString(), 0L);
+                assertTrue(first <= posted, "round " + round + ": never more than the truth: " + first + " of " + posted);
+                assertEquals(Map.of(yesterday.toString(), posted), perDay(get(api.port(), scan, analyst)),
+                        "round " + round + ": the advertiser's scan report, stored plus live");
+            }
+            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + aggregator.port() + "/metrics")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            double startsOver = metrics.lines().filter(l -> l.startsWith("adreport_writer_starts_over "))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
+            assertTrue(startsOver >= 2, "the rounds passed the bound more than once: " + startsOver + " start-overs");
+            aggregator.flushNow();
+            int mostWriterCells = 0;
+            try (org.apache.hadoop.hbase.client.Table t = hbase.connection().getTable(layout.counterTable("campaign"));
+                 org.apache.hadoop.hbase.client.ResultScanner rs = t.getScanner(new org.apache.hadoop.hbase.client.Scan())) {
+                for (org.apache.hadoop.hbase.client.Result row : rs) {
+                    if (!org.apache.hadoop.hbase.util.Bytes.toStringBinary(row.getRow()).contains("adv-1")) {
+                        continue;
+                    }
+                    Map<String, Integer> perMetric = new TreeMap<>();
+                    for (org.apache.hadoop.hbase.Cell c : row.rawCells()) {
+                        if (io.adreport.schema.counting.CounterValues.isWriterCell(c)) {
+                            perMetric.merge(org.apache.hadoop.hbase.util.Bytes.toString(c.getQualifierArray(), c.getQualifierOffset(),
+                                    c.getQualifierLength() - 9), 1, Integer::sum); // the metric: the qualifier before its writer suffix
+                        }
+                    }
+                    for (int n : perMetric.values()) {
+                        mostWriterCells = Math.max(mostWriterCells, n);
+                    }
+                }
+            }
+            System.out.printf("%d rounds, %.0f start-overs; most writer cells per metric in a row of adv-1: %d%n", 16, startsOver, mostWriterCells);
+            assertTrue(mostWriterCells >= 1 && mostWriterCells <= 2, "the hot series' rows hold at most two writer cells per metric after "
+                    + startsOver + " start-overs (one per start-over before): " + mostWriterCells);
+        } finally {
+            if (api != null) {
+                api.stop();
+            }
             aggregator.close();
         }
     }

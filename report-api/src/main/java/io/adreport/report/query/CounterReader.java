@@ -107,7 +107,7 @@ public final class CounterReader {
         if (plan.pointLookup()) {
             return readSeries(q, plan);
         }
-        Map<String, Long> writers = live.writers(q.rollup().name()); // before the read: see LiveCounts
+        Map<String, long[]> writers = live.writers(q.rollup().name()); // before the read: see LiveCounts
         Job job = new Job(q, plan, writers);
         List<KeyRange> ranges = new ArrayList<>();
         List<Callable<Map<GroupKey, long[]>>> tasks = new ArrayList<>();
@@ -164,7 +164,7 @@ public final class CounterReader {
         List<Result> kept = request == null ? null : new ArrayList<>();
         Map<GroupKey, long[]> out = job.collect(reads, kept);
         if (!answers.isEmpty()) {
-            Map<String, Long> again = new HashMap<>(); // aggregators that do not name their next writer: the two steps' way
+            Map<String, long[]> again = new HashMap<>(); // aggregators that do not name their next writer: the two steps' way
             List<LiveCounts.Answer> merged = job.live.acceptRacing(answers, kept, again);
             merged.addAll(live.totals(again, request));
             job.live.add(out, merged);
@@ -214,11 +214,11 @@ public final class CounterReader {
         private final LiveMerge live;
         private volatile boolean stopped;
 
-        Job(ReportQuery q, QueryPlan plan, Map<String, Long> writers) {
+        Job(ReportQuery q, QueryPlan plan, Map<String, long[]> writers) {
             this.q = q;
             this.plan = plan;
             this.decoder = new RowDecoder(codec, q, plan);
-            this.live = new LiveMerge(decoder, plan, CounterReader.this.live, writers.values().stream().mapToLong(Long::longValue).toArray(),
+            this.live = new LiveMerge(decoder, plan, CounterReader.this.live, writers.values().stream().flatMapToLong(java.util.Arrays::stream).toArray(),
                     this::groupOf);
         }
 

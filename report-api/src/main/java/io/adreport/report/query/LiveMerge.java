@@ -77,7 +77,7 @@ final class LiveMerge {
      * over, as the two steps do ({@link LiveReads#totals}: exact when the writer is unchanged). Left
      * out instead, such an aggregator's unflushed counts would be missing from every fixed series.
      */
-    List<LiveCounts.Answer> acceptRacing(Map<String, LiveCounts.Answer> answers, List<Result> kept, Map<String, Long> again) {
+    List<LiveCounts.Answer> acceptRacing(Map<String, LiveCounts.Answer> answers, List<Result> kept, Map<String, long[]> again) {
         List<LiveCounts.Answer> out = new ArrayList<>(answers.size());
         long[] scratch = new long[decoder.width()];
         for (Map.Entry<String, LiveCounts.Answer> e : answers.entrySet()) {
@@ -86,8 +86,8 @@ final class LiveMerge {
                 continue; // keeps no live counts
             }
             if (a.nextWriter() == 0) {
-                stashWriter(a.writer(), kept);
-                again.put(e.getKey(), a.writer());
+                stashWriters(a, kept);
+                again.put(e.getKey(), a.writers());
                 continue;
             }
             boolean raced = false;
@@ -98,25 +98,28 @@ final class LiveMerge {
                 live.raced();
                 continue;
             }
-            stashWriter(a.writer(), kept);
+            stashWriters(a, kept);
             live.merged(a);
             out.add(a);
         }
         return out;
     }
 
-    private void stashWriter(long writer, List<Result> kept) {
-        for (Result r : kept) {
-            long[] cells = new long[decoder.width()];
-            if (decoder.addWriterTo(cells, r, writer)) {
-                stored.put(new RowWriter(r.getRow(), writer), cells);
+    /** Keeps, from the rows read, the stored cells of every id {@code a}'s writer writes rows under. */
+    private void stashWriters(LiveCounts.Answer a, List<Result> kept) {
+        for (long writer : a.writers()) {
+            for (Result r : kept) {
+                long[] cells = new long[decoder.width()];
+                if (decoder.addWriterTo(cells, r, writer)) {
+                    stored.put(new RowWriter(r.getRow(), writer), cells);
+                }
             }
         }
     }
 
     /**
      * Adds each live answer's rows: per row, the writer's current total minus what its stored
-     * cell held when the row was read (nothing when the row was not read).
+     * cell under the row's id held when the row was read (nothing when the row was not read).
      */
     void add(Map<GroupKey, long[]> out, List<LiveCounts.Answer> answers) {
         long firstDay = Long.MAX_VALUE;
@@ -153,7 +156,7 @@ final class LiveMerge {
                 if (key == null) {
                     continue;
                 }
-                long[] before = stored.get(new RowWriter(row.key(), answer.writer()));
+                long[] before = stored.get(new RowWriter(row.key(), answer.writerOf(row))); // the row's own id
                 long[] sum = out.computeIfAbsent(key, k -> new long[decoder.width()]);
                 for (int i = 0; i < sum.length; i++) {
                     sum[i] += (slot[i] < 0 ? 0 : row.totals()[slot[i]]) - (before == null ? 0 : before[i]);

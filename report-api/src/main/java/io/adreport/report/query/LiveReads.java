@@ -76,8 +76,11 @@ public final class LiveReads {
     private final Metrics.Counter rows;
     private final Metrics.Histogram askSeconds;
     private volatile Cached cached = new Cached(List.of(), Instant.MIN);
-    /** The writer id last seen per aggregator and rollup; entries of aggregators gone from meta are dropped. */
-    private final Map<Writer, Long> known = new ConcurrentHashMap<>();
+    /**
+     * The writer ids last seen per aggregator and rollup, the current one first, then the retained
+     * ones ({@link LiveCounts.Answer#writers}); entries of aggregators gone from meta are dropped.
+     */
+    private final Map<Writer, long[]> known = new ConcurrentHashMap<>();
     /** The cluster's internal credential presented to aggregators (a key of role internal), or null. */
     private volatile Supplier<String> credential = () -> null;
 
@@ -134,11 +137,12 @@ public final class LiveReads {
     }
 
     /**
-     * Step 1: the writer id of each live aggregator (by URL) that keeps live counts of
-     * {@code rollup}. Ids seen before are reused without a call ({@link #known}); only aggregators
-     * not seen yet for this rollup are asked.
+     * Step 1: the writer ids of each live aggregator (by URL) that keeps live counts of
+     * {@code rollup}, its current id first, then the ids of rows it kept across start-overs (the
+     * read keeps the stored cells of all of them). Ids seen before are reused without a call
+     * ({@link #known}); only aggregators not seen yet for this rollup are asked.
      */
-    Map<String, Long> writers(String rollup) {
+    Map<String, long[]> writers(String rollup) {
         if (http == null) {
             return Map.of();
         }
@@ -146,21 +150,22 @@ public final class LiveReads {
         if (urls.isEmpty()) {
             return Map.of();
         }
-        Map<String, Long> out = new LinkedHashMap<>();
+        Map<String, long[]> out = new LinkedHashMap<>();
         List<String> unknown = new ArrayList<>();
         for (String url : urls) {
-            Long writer = known.get(new Writer(url, rollup));
-            if (writer == null) {
+            long[] ids = known.get(new Writer(url, rollup));
+            if (ids == null) {
                 unknown.add(url);
             } else {
-                out.put(url, writer);
+                out.put(url, ids);
             }
         }
         if (!unknown.isEmpty()) {
             ask(unknown, LiveCounts.Request.writerOnly(rollup)).forEach((url, a) -> {
                 if (a.writer() != 0) {
-                    known.put(new Writer(url, rollup), a.writer());
-                    out.put(url, a.writer());
+                    long[] ids = a.writers(); // one array in both: totals() removes the entry by identity
+                    known.put(new Writer(url, rollup), ids);
+                    out.put(url, ids);
                 }
             });
         }
@@ -169,15 +174,16 @@ public final class LiveReads {
 
     /**
      * Step 2: the current totals of the rows {@code request} wants, from each aggregator of
-     * {@code writers} whose writer id is still the one step 1 saw.
+     * {@code writers} whose current writer id is still the one step 1 saw (its retained ids change
+     * only when that one does).
      */
-    List<LiveCounts.Answer> totals(Map<String, Long> writers, LiveCounts.Request request) {
+    List<LiveCounts.Answer> totals(Map<String, long[]> writers, LiveCounts.Request request) {
         if (writers.isEmpty()) {
             return List.of();
         }
         List<LiveCounts.Answer> out = new ArrayList<>();
         ask(new ArrayList<>(writers.keySet()), request).forEach((url, a) -> {
-            if (a.writer() == writers.get(url)) {
+            if (a.writer() == writers.get(url)[0]) {
                 out.add(a);
                 rows.add(a.rows().size());
             } else {

@@ -50,11 +50,22 @@ import java.util.List;
  * A later start-over's cells hold only deltas counted after that flush drained the buffer, so
  * after the answer: the next id is the only one to look for.
  *
+ * <p><b>Several ids per writer.</b> A start-over keeps the rows its writer touched most recently
+ * under the ids they had, so a writer may write rows under its current id and under a few
+ * retained ones ({@link Answer#retained}); each answered row names its id ({@link Row#writer}),
+ * and a reader replaces that id's stored cell in that row. Every argument above holds per row and
+ * id: a row's cell under one id is written by one writer, its total only grows, and a row that
+ * is forgotten and comes back does so under the id the start-over drew ({@code nextWriter} until
+ * then). The first step learns every id ({@link Answer#writers}), so that the read keeps the
+ * stored cells of all of them.
+ *
  * <p><b>Format</b> (big-endian, {@link DataOutputStream}): a request is the rollup name (UTF),
  * the prefix (length, bytes; -1: none), the range count and each range's start and stop (length,
  * bytes); an answer is the writer id (0: no live counts), the metric names (count, UTF each) and
  * the rows (count; each: key length, key bytes, one long per metric), then the next writer id
- * (an answer without it reads as 0). Stateless.
+ * (an answer without it reads as 0), then the retained writer ids (count, longs) and, when there
+ * are any, each row's writer id in row order (an answer without them: none retained, every row
+ * under the current id). Stateless.
  */
 public final class LiveCounts {
     /** The aggregator's route. It serves every tenant's counts: an internal port, like HBase's. */
@@ -167,25 +178,51 @@ public final class LiveCounts {
         }
     }
 
-    /** One row's current totals, one per metric of the answer. */
-    public record Row(byte[] key, long[] totals) {
+    /**
+     * One row's current totals, one per metric of the answer, and the writer id its cells are
+     * written under ({@code writer}; 0: the answer's current writer).
+     */
+    public record Row(byte[] key, long[] totals, long writer) {
+        public Row(byte[] key, long[] totals) {
+            this(key, totals, 0);
+        }
     }
 
     /**
-     * An aggregator's answer: its writer id (0: it keeps no live counts), its rows, and the id it
-     * will write under if it starts over next ({@code nextWriter}, drawn in advance; 0: not told),
-     * which lets a reader that asked while it read HBase see whether a start-over raced its read.
+     * An aggregator's answer: its current writer id (0: it keeps no live counts), its rows, the id
+     * it will write under if it starts over next ({@code nextWriter}, drawn in advance; 0: not
+     * told), which lets a reader that asked while it read HBase see whether a start-over raced its
+     * read, and the other ids it still writes rows under ({@code retained}: rows kept across a
+     * start-over keep their id; each row names its own).
      */
-    public record Answer(long writer, List<String> metrics, List<Row> rows, long nextWriter) {
+    public record Answer(long writer, List<String> metrics, List<Row> rows, long nextWriter, long[] retained) {
         public static final Answer NONE = new Answer(0, List.of(), List.of());
 
         public Answer {
             metrics = List.copyOf(metrics);
             rows = List.copyOf(rows);
+            retained = retained == null ? new long[0] : retained.clone();
+        }
+
+        public Answer(long writer, List<String> metrics, List<Row> rows, long nextWriter) {
+            this(writer, metrics, rows, nextWriter, null);
         }
 
         public Answer(long writer, List<String> metrics, List<Row> rows) {
             this(writer, metrics, rows, 0);
+        }
+
+        /** The writer id of {@code row}'s cells. */
+        public long writerOf(Row row) {
+            return row.writer() == 0 ? writer : row.writer();
+        }
+
+        /** Every id this writer writes rows under: the current one first, then the retained ones. */
+        public long[] writers() {
+            long[] all = new long[1 + retained.length];
+            all[0] = writer;
+            System.arraycopy(retained, 0, all, 1, retained.length);
+            return all;
         }
     }
 
@@ -237,6 +274,15 @@ public final class LiveCounts {
                 }
             }
             out.writeLong(a.nextWriter());
+            out.writeInt(a.retained().length);
+            for (long id : a.retained()) {
+                out.writeLong(id);
+            }
+            if (a.retained().length > 0) {
+                for (Row row : a.rows()) {
+                    out.writeLong(a.writerOf(row));
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -263,7 +309,17 @@ public final class LiveCounts {
                 rows.add(new Row(key, totals));
             }
             long next = in.available() >= Long.BYTES ? in.readLong() : 0; // absent from older aggregators' answers
-            return new Answer(writer, metrics, rows, next);
+            long[] retained = new long[in.available() >= Integer.BYTES ? count(in, body.length) : 0]; // likewise
+            for (int i = 0; i < retained.length; i++) {
+                retained[i] = in.readLong();
+            }
+            if (retained.length > 0) {
+                for (int i = 0; i < n; i++) {
+                    Row r = rows.get(i);
+                    rows.set(i, new Row(r.key(), r.totals(), in.readLong()));
+                }
+            }
+            return new Answer(writer, metrics, rows, next, retained);
         } catch (IOException e) {
             throw new IllegalArgumentException("not a live-counts answer (" + e + ")");
         }

@@ -64,10 +64,36 @@ class LiveCountsTest {
         LiveCounts.Answer a = new LiveCounts.Answer(7, List.of("m"), List.of(new LiveCounts.Row(key(0, 1, "a"), new long[] {2})), -9);
         byte[] wire = LiveCounts.encode(a);
         assertEquals(-9, LiveCounts.decodeAnswer(wire).nextWriter());
-        LiveCounts.Answer older = LiveCounts.decodeAnswer(Arrays.copyOf(wire, wire.length - Long.BYTES));
+        LiveCounts.Answer older = LiveCounts.decodeAnswer(Arrays.copyOf(wire, wire.length - Long.BYTES - Integer.BYTES));
         assertEquals(0, older.nextWriter(), "an answer of an aggregator that does not send it");
         assertEquals(7, older.writer());
         assertArrayEquals(new long[] {2}, older.rows().get(0).totals());
+    }
+
+    @Test
+    void an_answer_names_each_rows_writer_and_the_retained_ids_and_one_without_them_has_none() {
+        LiveCounts.Answer a = new LiveCounts.Answer(7, List.of("m"), List.of(
+                new LiveCounts.Row(key(0, 1, "a"), new long[] {2}, 7),
+                new LiveCounts.Row(key(0, 2, "b"), new long[] {5}, -3),
+                new LiveCounts.Row(key(0, 3, "c"), new long[] {1})), 9, new long[] {-3, 11});
+        LiveCounts.Answer again = LiveCounts.decodeAnswer(LiveCounts.encode(a));
+        assertArrayEquals(new long[] {-3, 11}, again.retained());
+        assertArrayEquals(new long[] {7, -3, 11}, again.writers(), "the current id first");
+        assertEquals(7, again.writerOf(again.rows().get(0)));
+        assertEquals(-3, again.writerOf(again.rows().get(1)), "a row kept across a start-over: its own id");
+        assertEquals(7, again.writerOf(again.rows().get(2)), "a row without an id: the current one");
+        assertArrayEquals(new long[] {5}, again.rows().get(1).totals());
+        assertEquals(9, again.nextWriter());
+
+        LiveCounts.Answer plain = new LiveCounts.Answer(4, List.of("m"), List.of(new LiveCounts.Row(key(0, 1, "a"), new long[] {2}, 4)), 8);
+        byte[] wire = LiveCounts.encode(plain);
+        LiveCounts.Answer decoded = LiveCounts.decodeAnswer(wire);
+        assertEquals(0, decoded.retained().length);
+        assertEquals(4, decoded.writerOf(decoded.rows().get(0)));
+        LiveCounts.Answer older = LiveCounts.decodeAnswer(Arrays.copyOf(wire, wire.length - Integer.BYTES));
+        assertEquals(0, older.retained().length, "an answer of an aggregator that keeps no rows across a start-over");
+        assertEquals(8, older.nextWriter());
+        assertEquals(4, older.writerOf(older.rows().get(0)));
     }
 
     @Test

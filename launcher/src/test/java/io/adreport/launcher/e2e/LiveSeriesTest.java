@@ -60,11 +60,9 @@ class LiveSeriesTest {
     @Test
     void a_fixed_series_shows_live_counts_of_every_live_day_and_asks_nothing_of_days_seen_closed(MiniHBase hbase) throws Exception {
         Cube cube = CubeLoader.defaultCube();
-        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("series"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        TableLayout layout = freshTables(hbase, cube, "series");
         Clock clock = Clock.systemUTC();
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
-                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
+        EventParser parser = parser(cube, clock);
         int port;
         try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
             port = free.getLocalPort();
@@ -142,13 +140,9 @@ class LiveSeriesTest {
     @Test
     void an_aggregator_that_does_not_name_its_next_writer_still_counts_live_in_a_fixed_series(MiniHBase hbase) throws Exception {
         Cube cube = CubeLoader.defaultCube();
-        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("older"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        TableLayout layout = freshTables(hbase, cube, "older");
         Clock clock = Clock.systemUTC();
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
-                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
-        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of("ingest.port", "0",
-                "aggregator.id", "older", "flush.interval.ms", "60000", "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500")), clock);
+        Aggregator aggregator = startAggregator(hbase, layout, clock, "older");
         String behind = "http://localhost:" + aggregator.port() + LiveCounts.PATH;
         Javalin relay = Javalin.create().post(LiveCounts.PATH, ctx -> {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(behind)).header("Content-Type", LiveCounts.CONTENT_TYPE);
@@ -206,14 +200,9 @@ class LiveSeriesTest {
     @Test
     void across_start_overs_the_hot_rows_keep_their_writer_cell_and_live_reports_stay_exact(MiniHBase hbase) throws Exception {
         Cube cube = CubeLoader.defaultCube();
-        TableLayout layout = new TableLayout(cube, hbase.freshNamespace("startover"));
-        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        TableLayout layout = freshTables(hbase, cube, "startover");
         Clock clock = Clock.systemUTC();
-        EventParser parser = new EventParser(cube, clock, Duration.ofDays(7),
-                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
-        Aggregator aggregator = Aggregator.start(hbase.connection(), layout, parser, AggregatorConfig.of(Map.of("ingest.port", "0",
-                "aggregator.id", "startover", "flush.interval.ms", "60000", "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500",
-                "buffer.max.cells", "40000")), clock);
+        Aggregator aggregator = startAggregator(hbase, layout, clock, "startover", "buffer.max.cells", "40000");
         Javalin api = null;
         try {
             ReportApi.Deps deps = ReportApi.Deps.of(hbase.connection(), cube, layout.namespace(),
@@ -289,6 +278,29 @@ class LiveSeriesTest {
             }
             aggregator.close();
         }
+    }
+
+    /** The cube's tables in a fresh namespace. */
+    private static TableLayout freshTables(MiniHBase hbase, Cube cube, String name) throws java.io.IOException {
+        TableLayout layout = new TableLayout(cube, hbase.freshNamespace(name));
+        new SchemaApplier(layout).apply(hbase.connection().getAdmin(), false);
+        return layout;
+    }
+
+    /** An aggregator on a free port that flushes only when told (and at 60 s), with {@code more} settings (name, value, ...). */
+    private static Aggregator startAggregator(MiniHBase hbase, TableLayout layout, Clock clock, String id, String... more) {
+        Map<String, String> settings = new java.util.HashMap<>(Map.of("ingest.port", "0", "aggregator.id", id, "flush.interval.ms", "60000",
+                "dayclose.poll.ms", "60000", "heartbeat.interval.ms", "500"));
+        for (int i = 0; i + 1 < more.length; i += 2) {
+            settings.put(more[i], more[i + 1]);
+        }
+        return Aggregator.start(hbase.connection(), layout, parser(layout.cube(), clock), AggregatorConfig.of(settings), clock);
+    }
+
+    /** The event parser every aggregator of these tests uses (one device secret). */
+    private static EventParser parser(Cube cube, Clock clock) {
+        return new EventParser(cube, clock, Duration.ofDays(7),
+                new DeviceHasher("live-series-device-secret-0123".getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Posts {@code n} impressions of adv-1/c-1, one second apart from {@code start}, all accepted. */

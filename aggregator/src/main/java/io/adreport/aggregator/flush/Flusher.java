@@ -97,9 +97,8 @@ public final class Flusher {
     private static final int LIVE_STEP = 2_000;
     private List<RowCells> inFlight = List.of(); // the generation taken; guarded by live
     private int inFlightFrom; // rows of inFlight before it are in the totals; guarded by live
-    private volatile long currentWriter; // totals.writer(), for the live reads' first step
-    private volatile long currentNext; // totals.next(), likewise
-    private volatile long[] currentRetained; // totals.retained(), likewise
+    /** The live reads' first step: the writer ids as of the last flush's start, one snapshot (never torn). */
+    private volatile LiveCounts.Answer ids;
     private final List<String> metricNames; // the live answers' metric order: the column order
     /** Each live writer id's qualifier of each metric column (a row's Put takes its id's); flush thread only. */
     private final long[] qualifierIds = new long[WriterTotals.MAX_IDS + 1];
@@ -124,14 +123,12 @@ public final class Flusher {
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
                 + "writer id to bound that memory (the rows it touched most recently keep theirs; a forgotten row gains a cell when it "
                 + "comes back)", totals::startsOver);
-        this.currentWriter = totals.writer();
-        this.currentNext = totals.next();
-        this.currentRetained = totals.retained();
         List<String> names = new ArrayList<>(cells.columns());
         for (int c = 0; c < cells.columns(); c++) {
             names.add(Bytes.toString(cells.qualifier(c)));
         }
         this.metricNames = List.copyOf(names);
+        this.ids = idsOnly();
         this.durability = durability;
         this.gate = gate;
         this.closed = closed;
@@ -169,9 +166,7 @@ public final class Flusher {
         live.lock();
         try {
             timestamp = totals.begin(rows.size(), startOver);
-            currentWriter = totals.writer();
-            currentNext = totals.next();
-            currentRetained = totals.retained();
+            ids = idsOnly();
             inFlightFrom = 0;
         } finally {
             live.unlock();
@@ -249,7 +244,7 @@ public final class Flusher {
         int columns = cells.columns();
         Map<java.nio.ByteBuffer, long[]> rows = new HashMap<>();
         if (request.ranges().isEmpty()) { // the first step: no need to wait for a flush's step
-            return new LiveCounts.Answer(currentWriter, metricNames, List.of(), currentNext, currentRetained);
+            return ids;
         }
         LiveCounts.Selection wanted = request.selection();
         List<byte[]> points = wanted.points(); // exact keys (a fixed series): looked up, not found by a pass
@@ -302,6 +297,11 @@ public final class Flusher {
         List<LiveCounts.Row> out = new ArrayList<>(rows.size());
         rows.forEach((k, v) -> out.add(new LiveCounts.Row(k.array(), Arrays.copyOf(v, columns), v[columns])));
         return new LiveCounts.Answer(writer, metricNames, out, next, retained);
+    }
+
+    /** An answer without rows: the current, next and retained writer ids. */
+    private LiveCounts.Answer idsOnly() {
+        return new LiveCounts.Answer(totals.writer(), metricNames, List.of(), totals.next(), totals.retained());
     }
 
     /** The Put of one row's totals: its touched metrics' writer cells. */

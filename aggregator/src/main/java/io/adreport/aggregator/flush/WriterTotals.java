@@ -68,9 +68,8 @@ final class WriterTotals {
     private long[] deltas;
     private long[] out; // the totals handed out, one reused array (read it before the next call)
     private volatile int size; // written by the flush thread, read by the metrics endpoint
-    /** The writer id of each slot (0: free), the rows under it, and the start-over that drew it. */
+    /** The writer id of each slot (0: free) and the start-over that drew it. */
     private final long[] slotIds = new long[MAX_IDS];
-    private final int[] slotRows = new int[MAX_IDS];
     private final long[] slotDrawn = new long[MAX_IDS];
     private int current;
     /** The id the next start-over takes, drawn in advance so that live answers can name it ({@code LiveCounts.Answer#nextWriter}). */
@@ -215,9 +214,8 @@ final class WriterTotals {
 
     private void install(StartOver s) {
         totals = s.tables;
-        System.arraycopy(s.slotRows, 0, slotRows, 0, MAX_IDS);
         for (int i = 0; i < MAX_IDS; i++) {
-            if (slotRows[i] == 0) {
+            if (s.slotRows[i] == 0) { // no row kept under it: the id is gone
                 slotIds[i] = 0;
             }
         }
@@ -264,7 +262,7 @@ final class WriterTotals {
         if (n <= keep) {
             return new long[] {Long.MIN_VALUE, 0};
         }
-        java.util.Arrays.sort(last, 0, n);
+        Arrays.sort(last, 0, n);
         long f = last[n - keep]; // the keep-th most recent
         int after = 0;
         for (int i = n - 1; i >= 0 && last[i] > f; i--) {
@@ -333,7 +331,6 @@ final class WriterTotals {
             table.set(record, day, rc.epochDay());
             table.set(record, slot, current);
             table.set(record, born, flushes);
-            slotRows[current]++;
             size++;
         }
         table.set(record, seen, flushes);

@@ -141,8 +141,11 @@ public final class Aggregator implements AutoCloseable {
             counters = new NaiveCounters(layout, cells, tables, watcher, gate, metrics);
         } else {
             flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), DaemonThreads.named("adreport-flush-batch"));
-            // The flusher's writer totals (WriterTotals) remember at most a quarter as many rows as
-            // buffer.max.cells allows cells (~200 bytes a row: 500,000 rows, ~100 MB, by default).
+            // The flusher's writer totals (WriterTotals) are bounded by a quarter as many rows as
+            // buffer.max.cells allows cells (500,000 rows by default). A start-over keeps the most
+            // recently touched half of that bound, so they can hold that half plus one flush's rows.
+            // A row costs its key, its column totals and four longs more (epoch day, id slot, first
+            // and last flush that touched it).
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed, Math.max(10_000, config.bufferMaxCells() / 4));
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,

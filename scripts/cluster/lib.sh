@@ -109,7 +109,7 @@ start_daemon() {
   local c="$RUN/hosts/$h/conf"
   on_prefix "$h"
   "${ON[@]}" env JAVA_HOME="$JAVA_HOME_DIR" HADOOP_CONF_DIR="$c" HBASE_CONF_DIR="$c" \
-    java -Xmx"$heap" $gc_opts $OPENS -Djava.net.preferIPv4Stack=true \
+    java -Xmx"$heap" $gc_opts -XX:+ExitOnOutOfMemoryError $OPENS -Djava.net.preferIPv4Stack=true \
       -Dlog4j.configuration="file:$RUN/log4j.properties" -Dhadoop.log.dir="$RUN/logs" \
       -Dhbase.log.dir="$RUN/logs" -Dyarn.log.dir="$RUN/logs" -Dzookeeper.admin.enableServer=false \
       -Dadreport.cluster.daemon="$TAG$name" \

@@ -73,6 +73,35 @@ class SpendFlushTest {
         }
     }
 
+    @Test
+    void aCallHoldsAtMostBatchCellsCellsWhenEachCampaignSpentAllDay(MiniHBase hbase) throws Exception {
+        TableLayout layout = TestStack.shared(hbase).window().layout();
+        List<Integer> calls = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> cells = Collections.synchronizedList(new ArrayList<>());
+        TableSource tables = recording(TableSource.of(hbase.connection(), Duration.ofSeconds(30)), calls, new AtomicInteger(-1), cells);
+        Map<String, Map<Long, Long>> expected = new TreeMap<>();
+        long day = SpendRows.quarterStart(Instant.parse("2026-11-21T00:00:00Z").toEpochMilli());
+        String shard = "spend-test-day";
+        try (SpendFlusher flusher = new SpendFlusher(tables, layout, shard, Duration.ofMinutes(10), Clock.systemUTC(), new Metrics())) {
+            for (int c = 0; c < 300; c++) { // a back-fill of one day: every quarter of it, 96 quarter cells + a day cell + lifetime per Increment
+                for (int q = 0; q < 96; q++) {
+                    long quarter = day + q * SpendRows.QUARTER_MILLIS;
+                    long cost = 10 + c + q;
+                    flusher.add(new Event(ProfileModel.IMPRESSION, "d" + c + "-" + q, Instant.ofEpochMilli(quarter + 1_000),
+                            Map.of(ProfileModel.ADVERTISER, "adv" + c / 10, ProfileModel.CAMPAIGN, "day" + c),
+                            Map.of(SpendRows.COST_FIELD, cost), null, Map.of()));
+                    expected.computeIfAbsent("adv" + c / 10 + "/day" + c, k -> new TreeMap<>()).merge(quarter, cost, Long::sum);
+                }
+            }
+            flusher.flushNow();
+        }
+        int total = cells.stream().mapToInt(Integer::intValue).sum();
+        assertTrue(total >= 300 * 98, "300 Increments of 98 cells and their bound Puts: " + total + " cells");
+        assertTrue(cells.stream().allMatch(n -> n <= SpendFlusher.BATCH_CELLS), "every call within the cell bound: " + cells);
+        assertTrue(calls.size() >= total / SpendFlusher.BATCH_CELLS, "the rows went out in several calls: " + calls);
+        assertEquals(expected, stored(hbase, layout, shard));
+    }
+
     /** Three quarters of spend for every campaign, round {@code round}'s amounts, also summed into {@code expected}. */
     private static void add(SpendFlusher flusher, Map<String, Map<Long, Long>> expected, long base, int round) {
         for (int c = 0; c < CAMPAIGNS; c++) {
@@ -90,11 +119,15 @@ class SpendFlushTest {
 
     /** Per "advertiser/campaign": the quarter cells of this shard's rows, read back from HBase. */
     private static Map<String, Map<Long, Long>> stored(MiniHBase hbase, TableLayout layout) throws IOException {
+        return stored(hbase, layout, SHARD);
+    }
+
+    private static Map<String, Map<Long, Long>> stored(MiniHBase hbase, TableLayout layout, String shard) throws IOException {
         Map<String, Map<Long, Long>> out = new TreeMap<>();
         try (Table t = hbase.connection().getTable(layout.spendTable()); ResultScanner rs = t.getScanner(new Scan())) {
             for (Result r : rs) {
                 String[] parts = Bytes.toString(r.getRow()).split("\0");
-                if (!parts[2].equals(SHARD)) {
+                if (!parts[2].equals(shard)) {
                     continue;
                 }
                 for (Cell cell : r.rawCells()) {
@@ -111,6 +144,11 @@ class SpendFlushTest {
 
     /** Tables whose {@code batch} records each call's size; the call numbered {@code failCall} (from 0, once) fails unsent. */
     private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall) {
+        return recording(real, calls, failCall, new ArrayList<>());
+    }
+
+    /** As above, also recording each call's cells (the mutations' cell counts). */
+    private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall, List<Integer> cells) {
         return name -> {
             Table table = real.open(name);
             return (Table) Proxy.newProxyInstance(Table.class.getClassLoader(), new Class<?>[] {Table.class}, (proxy, method, args) -> {
@@ -118,6 +156,7 @@ class SpendFlushTest {
                     List<?> actions = (List<?>) args[0];
                     int n = calls.size();
                     calls.add(actions.size());
+                    cells.add(actions.stream().mapToInt(a -> a instanceof org.apache.hadoop.hbase.client.Mutation m ? m.size() : 1).sum());
                     if (failCall.compareAndSet(n, -1)) {
                         throw new IOException("injected: call " + n + " refused before it reached HBase");
                     }

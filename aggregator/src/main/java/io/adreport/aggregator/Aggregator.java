@@ -144,8 +144,8 @@ public final class Aggregator implements AutoCloseable {
             // The flusher's writer totals (WriterTotals) are bounded by a quarter as many rows as
             // buffer.max.cells allows cells (500,000 rows by default). A start-over keeps the most
             // recently touched half of that bound, so they can hold that half plus one flush's rows.
-            // A row costs its key, its column totals and four longs more (epoch day, id slot, first
-            // and last flush that touched it).
+            // A row costs its key, its column totals and four longs more (epoch day, id slot, the
+            // flushes that added it and last touched it).
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed, Math.max(10_000, config.bufferMaxCells() / 4));
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,

@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * <p>Batches: the operations of one flush go out in {@code Table.batch} calls of at most
  * {@link #BATCH_ROWS} rows and {@link #BATCH_CELLS} cells, one after another, each within the
  * tables' operation timeout. A back-fill touches every campaign and up to 96 quarters of each at
- * once: as one call of 30,000 rows it outlasted that timeout on every flush, so the whole generation was retried (its
- * Increments counted twice where the server had applied them) and grew until ingest stopped.
+ * once: as one call of 30,000 rows it outlasted that timeout on every flush, so the whole
+ * generation was retried (its Increments counted twice where the server had applied them) and
+ * grew until ingest stopped.
  * After a call fails, the rest of the flush is not sent (HBase is then likely slow or away): its
  * operations are added back unsent, certain not to be applied.
  *

@@ -45,6 +45,14 @@ final class WriterTotals {
     static final int MAX_IDS = 8;
     /** Columns of a record beyond the metrics: epoch day, id slot, last flush, first flush. */
     private static final int EXTRA = 4;
+    /**
+     * No cap per table beyond the arrays' own: {@code maxRows} bounds the totals through the
+     * start-over rule (kept rows plus one flush's rows, and a flush's rows are bounded by the
+     * coalescing buffer), not per table. With {@code maxRows} as each table's cap, a flush whose
+     * rows of one table passed it (a back-fill's full buffer, or any flush after a start-over kept
+     * half the bound) threw, and every later flush with it: the live counters stopped.
+     */
+    private static final int TABLE_ROWS = Integer.MAX_VALUE;
 
     private final int maxRows;
     private final LongSupplier ids;
@@ -189,7 +197,7 @@ final class WriterTotals {
             if (old == null) {
                 continue;
             }
-            CellSums into = new CellSums(columns + EXTRA, maxRows);
+            CellSums into = new CellSums(columns + EXTRA, TABLE_ROWS);
             int[] counted = {0};
             try {
                 old.visit((table, key, keyLength, touched, sums, offset) -> {
@@ -364,7 +372,7 @@ final class WriterTotals {
             totals = Arrays.copyOf(totals, index + 1);
         }
         if (totals[index] == null) {
-            totals[index] = new CellSums(columns + EXTRA, maxRows); // + the epoch day, the id's slot, the last and first flush
+            totals[index] = new CellSums(columns + EXTRA, TABLE_ROWS); // + the epoch day, the id's slot, the last and first flush
         }
         return totals[index];
     }

@@ -127,6 +127,29 @@ class WriterTotalsTest {
     }
 
     @Test
+    void a_flush_of_more_rows_than_the_bound_is_taken_whole_before_and_after_a_start_over() {
+        AtomicLong ids = new AtomicLong(250);
+        WriterTotals t = new WriterTotals(10, ids::incrementAndGet, () -> 1L);
+        long first = t.writer();
+        Object[] thirty = new Object[60];
+        for (int r = 0; r < 30; r++) {
+            thirty[2 * r] = r;
+            thirty[2 * r + 1] = 1L;
+        }
+        // Nothing remembered yet, so no start-over: all 30 rows of one table under the first id.
+        java.util.Map<Integer, long[]> before = flush(t, thirty);
+        assertEquals(30, before.size());
+        before.values().forEach(v -> assertArrayEquals(new long[] {1, first}, v));
+        // A start-over keeps 5 of them (half the bound), then takes 30 again (of which 25 are new).
+        java.util.Map<Integer, long[]> after = flush(t, thirty);
+        assertEquals(1, t.startsOver());
+        long kept = after.values().stream().filter(v -> v[1] == first).count();
+        assertEquals(5, kept, "half the bound kept under the first id");
+        after.values().forEach(v -> assertArrayEquals(new long[] {v[1] == first ? 2 : 1, v[1]}, v));
+        assertEquals(30, t.rows());
+    }
+
+    @Test
     void a_live_read_names_each_rows_writer() {
         AtomicLong ids = new AtomicLong(200);
         WriterTotals t = new WriterTotals(5, ids::incrementAndGet, () -> 1L);

@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Row;
@@ -156,7 +157,7 @@ class SpendFlushTest {
                     List<?> actions = (List<?>) args[0];
                     int n = calls.size();
                     calls.add(actions.size());
-                    cells.add(actions.stream().mapToInt(a -> a instanceof org.apache.hadoop.hbase.client.Mutation m ? m.size() : 1).sum());
+                    cells.add(actions.stream().mapToInt(a -> a instanceof Mutation m ? m.size() : 1).sum());
                     if (failCall.compareAndSet(n, -1)) {
                         throw new IOException("injected: call " + n + " refused before it reached HBase");
                     }

@@ -137,18 +137,7 @@ final class WriterTotals {
      * A start-over built but not yet in place: the kept rows' new tables, the rows per slot, how
      * many were kept, and the slot of the new current id.
      */
-    static final class StartOver {
-        private final CellSums[] tables;
-        private final int[] slotRows;
-        private final int kept;
-        private final int slot;
-
-        private StartOver(CellSums[] tables, int[] slotRows, int kept, int slot) {
-            this.tables = tables;
-            this.slotRows = slotRows;
-            this.kept = kept;
-            this.slot = slot;
-        }
+    record StartOver(CellSums[] tables, int[] slotRows, int kept, int slot) {
     }
 
     /**

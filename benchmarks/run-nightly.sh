@@ -13,6 +13,9 @@
 # `reconcile --day D --dry-run` before each first pass (reads and compares everything, writes
 # nothing, leaves the day open; timed as "dry"): the stack's compiler and caches then stand as after
 # earlier nights, and the first pass differs from a re-run by what it writes.
+# --order time generates the days' events in time order (as live traffic and a back-fill of
+# time-ordered logs arrive) instead of the default random order, the worst case for the
+# aggregator's writer totals and so for what the first pass folds.
 # Each day is reconciled once first (the run that folds the live writer cells), then RUNS more
 # times (what a re-run costs: nothing differs). With --compare OTHER_ROOT, the same re-runs are
 # also timed with another built tree's `bin/adreport` against the same stack and data,
@@ -29,7 +32,7 @@
 # compactions that started (SettleTables). --settle 0 runs the first pass right after the load.
 #
 #   benchmarks/run-nightly.sh [--events N] [--small N] [--runs R] [--compare ROOT] [--load replay|raw] [--set name=value]...
-#                             [--keep DIR [--reuse | --load-only | --from SNAPSHOT]] [--warm] [--port P] [--late N [--late-via replay|raw]] [--settle S]
+#                             [--keep DIR [--reuse | --load-only | --from SNAPSHOT]] [--warm] [--order random|time] [--port P] [--late N [--late-via replay|raw]] [--settle S]
 #
 # Prints, per build and day, the wall time and the CPU seconds (user + system) of each
 # `reconcile --day` process (JVM start included) plus the stack process's CPU meanwhile (a build
@@ -45,7 +48,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 . "$here/lib.sh"
-events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600 load_only="" from="" warm=""
+events=1000000 small=200000 runs=3 compare="" keep="" report=18300 load=replay reuse="" late=0 late_via=replay settle=600 load_only="" from="" warm="" order=random
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     --reuse) reuse=1; shift ;;
     --load-only) load_only=1; shift ;;
     --warm) warm=1; shift ;;
+    --order) order="$2"; shift 2 ;;
     --from) from="$(cd "$2" && pwd)"; shift 2 ;;
     --port) report="$2"; shift 2 ;;
     --late) late="$2"; shift 2 ;;
@@ -92,8 +96,8 @@ large_day="$(date -u -d "$today - 1 day" +%F)" small_day="$(date -u -d "$today -
 empty_day="$(date -u -d "$today - 4 days" +%F)"
 gen() { bench_java io.adreport.benchmarks.GenerateBackfill "$@"; }
 if [ -z "$reuse" ]; then
-  gen "$work/large.ndjson" "$events" 1 20000 11 0
-  [ "$small" -eq 0 ] || gen "$work/small.ndjson" "$small" 1 20000 12 1
+  gen "$work/large.ndjson" "$events" 1 20000 11 0 "$order"
+  [ "$small" -eq 0 ] || gen "$work/small.ndjson" "$small" 1 20000 12 1 "$order"
 fi
 
 echo "== starting bin/adreport local (data $data)" >&2

@@ -12,8 +12,11 @@ import java.util.function.Consumer;
  * runs {@code flush} once per interval, or as soon as {@code due} holds, e.g. a bound on what
  * waits in memory is reached. Writers that reach such a bound call {@link #wakeUp()}; without
  * it, {@code due} is still looked at every 100 ms. The interval is counted from the start of one
- * flush to the start of the next. A flush that throws is handed to {@code onError} and the
- * thread goes on.
+ * flush to the start of the next. A flush that throws anything, an {@link Error} as much as a
+ * {@link RuntimeException}, is handed to {@code onError} and the thread goes on: a thread that
+ * died of an {@code AssertionError} or a {@code LinkageError} would leave the counters unflushed
+ * without a word, the buffer full and ingest refused until its clients gave up. (Out of heap, every
+ * {@code bin/adreport} process exits instead: {@code -XX:+ExitOnOutOfMemoryError}.)
  *
  * <p>The owner serializes its flushes (the thread's and its own {@code flushNow}) itself; this
  * class only decides when the thread flushes, and stops it.
@@ -24,7 +27,7 @@ public final class FlushThread {
     private final long intervalNanos;
     private final BooleanSupplier due;
     private final Runnable flush;
-    private final Consumer<RuntimeException> onError;
+    private final Consumer<Throwable> onError;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition wake = wakeLock.newCondition();
     private final Thread thread;
@@ -32,7 +35,7 @@ public final class FlushThread {
 
     /** Starts the thread; the owner creates it last in its constructor, once {@code flush} may run. */
     public FlushThread(String name, Duration interval, BooleanSupplier due, Runnable flush,
-                       Consumer<RuntimeException> onError) {
+                       Consumer<Throwable> onError) {
         this.intervalNanos = interval.toNanos();
         this.due = due;
         this.flush = flush;
@@ -95,7 +98,7 @@ public final class FlushThread {
             next = System.nanoTime() + intervalNanos;
             try {
                 flush.run();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // see the class comment: the thread outlives what a flush throws
                 onError.accept(e);
             }
         }

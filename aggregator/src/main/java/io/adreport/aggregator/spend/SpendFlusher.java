@@ -112,7 +112,7 @@ public final class SpendFlusher implements AutoCloseable {
         this.flushSeconds = metrics.histogram("adreport_spend_flush_seconds", "Duration of one spend flush", Metrics.LATENCY_BUCKETS);
         metrics.gauge("adreport_spend_pending_keys", "Campaign quarter-hours of spend waiting in memory", () -> pending.size());
         this.thread = new FlushThread("adreport-spend-flusher", interval, () -> pending.size() >= maxKeys, this::flushNow,
-                ex -> LOG.warn("spend flush failed: {}", ex.toString()));
+                ex -> LOG.error("spend flush failed unexpectedly", ex));
     }
 
     /** Adds a newly stored event's spend (impressions with a cost only). */

@@ -1,8 +1,10 @@
 package io.adreport.launcher.embedded;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.adreport.schema.hbase.HBaseEndpoint;
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +65,32 @@ public final class EmbeddedHBase implements AutoCloseable {
         this.zkPort = zkPort;
     }
 
+    /** HBase's MSLAB chunk size, unless that is a humongous object in G1 regions of this size. */
+    static final int DEFAULT_MSLAB_CHUNK_BYTES = 2 * 1024 * 1024;
+
+    /**
+     * The MSLAB chunk size for a heap of G1 regions of {@code g1RegionBytes} (0: another
+     * collector): HBase's 2 MB, or 1 KB under half a region where that is smaller, so that a
+     * chunk (with its array header) is never humongous. A cell larger than
+     * {@code hbase.hregion.memstore.mslab.max.allocation} (256 KB) is not copied into a chunk.
+     */
+    static int mslabChunkBytes(long g1RegionBytes) {
+        if (g1RegionBytes <= 0) {
+            return DEFAULT_MSLAB_CHUNK_BYTES;
+        }
+        return (int) Math.min(DEFAULT_MSLAB_CHUNK_BYTES, g1RegionBytes / 2 - 1024);
+    }
+
+    /** This JVM's G1 region size in bytes, 0 when it runs another collector. */
+    static long g1RegionBytes() {
+        boolean g1 = ManagementFactory.getGarbageCollectorMXBeans().stream().anyMatch(b -> b.getName().startsWith("G1 "));
+        if (!g1) {
+            return 0;
+        }
+        HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        return hotspot == null ? 0 : Long.parseLong(hotspot.getVMOption("G1HeapRegionSize").getValue());
+    }
+
     public static EmbeddedHBase start(Path dataDir, Duration timeout) throws IOException, InterruptedException {
         return start(dataDir, timeout, Duration.ofMinutes(2));
     }
@@ -118,6 +146,13 @@ public final class EmbeddedHBase implements AutoCloseable {
         // reports and ZooKeeper heartbeats included (docs/BENCHMARKS.md, "Reports during a back-fill").
         conf.setFloat("hbase.regionserver.global.memstore.size", 0.25f);
         conf.setFloat("hfile.block.cache.size", 0.15f);
+        // MSLAB chunks: every region being written holds a chunk, and the chunk pool keeps
+        // chunks up to the whole memstore budget. HBase's 2 MB chunk is, under G1, a humongous
+        // object (at least half a G1 region): in the 2 MB regions of bin/adreport's 3 GB heap it
+        // takes two regions, twice what the memstore accounts for, and humongous allocations start
+        // concurrent cycles of their own (HBASE-27805). A chunk just under half a region is an
+        // ordinary object (docs/benchmarks/2026-12-07-local-heap-mslab-chunks.md).
+        conf.setInt("hbase.hregion.memstore.mslab.chunksize", mslabChunkBytes(g1RegionBytes()));
         // Memstore age: the counter tables are pre-split into many regions, each of which sees a
         // trickle of edits, so few ever reach the 128 MB flush size; HBase then flushes an edit
         // only after an hour (the default optional flush interval). In one JVM that keeps up to

@@ -1,6 +1,7 @@
 package io.adreport.launcher.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,6 +26,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedHBaseTest {
 
+    /** G1 allocates an object of at least half a region (array header included) as humongous. */
+    @Test
+    void mslab_chunks_stay_under_half_a_g1_region() {
+        assertEquals(2_097_152, EmbeddedHBase.mslabChunkBytes(0), "another collector: HBase's own 2 MB");
+        assertEquals(523_264, EmbeddedHBase.mslabChunkBytes(1L << 20));
+        assertEquals(1_047_552, EmbeddedHBase.mslabChunkBytes(2L << 20), "bin/adreport's 3 GB heap has 2 MB regions");
+        assertEquals(2_096_128, EmbeddedHBase.mslabChunkBytes(4L << 20));
+        assertEquals(2_097_152, EmbeddedHBase.mslabChunkBytes(8L << 20), "half a region is more than 2 MB");
+        assertEquals(2_097_152, EmbeddedHBase.mslabChunkBytes(32L << 20));
+    }
+
     @Test
     void data_survives_a_clean_restart_and_other_processes_find_the_stack(@TempDir Path dir) throws Exception {
         Cube cube = CubeLoader.defaultCube();
@@ -32,6 +44,10 @@ class EmbeddedHBaseTest {
         byte[] row = Bytes.toBytes("day/2026-11-29");
         try (EmbeddedHBase hbase = EmbeddedHBase.start(dir, Duration.ofMinutes(3))) {
             assertTrue(Files.exists(dir.resolve(HBaseEndpoint.ZK_PORT_FILE)), "port published for other processes");
+            long region = EmbeddedHBase.g1RegionBytes();
+            int chunk = hbase.cluster().getRegionServers().get(0).getRegionServer().getConfiguration()
+                    .getInt("hbase.hregion.memstore.mslab.chunksize", -1);
+            assertTrue(region == 0 ? chunk == 2_097_152 : chunk + 16 < region / 2, "chunk " + chunk + " in G1 regions of " + region);
             try (Connection c = ConnectionFactory.createConnection(HBaseEndpoint.configuration(dir)); Admin admin = c.getAdmin()) {
                 new SchemaApplier(layout).apply(admin, false);
                 try (Table t = c.getTable(layout.metaTable())) {

@@ -221,6 +221,9 @@ for h in "${HOSTS[@]}"; do
     hbase.regionserver.info.port "${RS_INFO[$h]}"); fi
   # Loopback: each region server is known as 127.0.0.1 and its own port.
   [ "$MODE" = netns ] || rs+=(hbase.unsafe.regionserver.hostname 127.0.0.1 hbase.master.hostname 127.0.0.1)
+  # Under G1 (1 MB regions in these heaps) HBase's 2 MB MSLAB chunks are humongous objects;
+  # 1 KB under half of G1's smallest region is an ordinary one whatever the heap (docs/CLUSTER.md).
+  [ "$RS_GC" != g1 ] || rs+=(hbase.hregion.memstore.mslab.chunksize 523264)
   site "$c/hbase-site.xml" \
     hbase.cluster.distributed true \
     hbase.rootdir "hdfs://$M:$NN_RPC/hbase" \

@@ -50,6 +50,8 @@ public final class EmbeddedHBase implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedHBase.class);
     private static final String LAST_PORT_FILE = "zk.port.last";
     private static final int SESSION_TIMEOUT_MS = 60_000;
+    /** HBase's own MemStore-LAB chunk size ({@code hbase.hregion.memstore.mslab.chunksize}). */
+    static final int DEFAULT_MSLAB_CHUNK_BYTES = 2 * 1024 * 1024;
 
     private final Path dataDir;
     private final MiniZooKeeperCluster zk;
@@ -64,9 +66,6 @@ public final class EmbeddedHBase implements AutoCloseable {
         this.conf = conf;
         this.zkPort = zkPort;
     }
-
-    /** HBase's MSLAB chunk size, unless that is a humongous object in G1 regions of this size. */
-    static final int DEFAULT_MSLAB_CHUNK_BYTES = 2 * 1024 * 1024;
 
     /**
      * The MSLAB chunk size for a heap of G1 regions of {@code g1RegionBytes} (0: another

@@ -145,7 +145,8 @@ public final class Aggregator implements AutoCloseable {
             // buffer.max.cells allows cells (500,000 rows by default). A start-over keeps the most
             // recently touched half of that bound, so they can hold that half plus one flush's rows.
             // A row costs its key, its column totals and four longs more (epoch day, id slot, the
-            // flushes that added it and last touched it).
+            // flushes that added it and last touched it). /metrics shows what their arrays hold
+            // (adreport_writer_bytes) and the most they held at once (adreport_writer_peak_bytes).
             Flusher flusher = new Flusher(layout, cells, tables, flushPool, config.flushBatchRows(),
                     config.flushDurability(), metrics, gate, watcher::isClosed, Math.max(10_000, config.bufferMaxCells() / 4));
             counters = new CoalescedCounters(cells, new CoalescingBuffer(cells.columns(), config.bufferMaxCells(), clock, config.bufferMaxAge()), flusher,

@@ -86,6 +86,8 @@ final class WriterTotals {
     private long lastTimestamp;
     private long lastWriter; // the writer id of the row add() handed out last
     private volatile long startsOver; // read by the metrics endpoint
+    private volatile long bytes; // read by the metrics endpoint: the tables' arrays, as of the start of the last flush
+    private volatile long peakBytes; // the most the tables held at once (a start-over holds the old tables beside the new)
 
     /** Receives one remembered row: its table, key, epoch day, writer id and totals (a reused array: read, do not keep). */
     @FunctionalInterface
@@ -119,11 +121,17 @@ final class WriterTotals {
      * read never waits for the copy of the kept rows.
      */
     long begin(int rows, StartOver prepared) {
+        long held = bytes(totals);
         if (prepared != null) {
+            held += bytes(prepared.tables);
             install(prepared);
         } else if (due(rows)) {
-            install(prepare(rows)); // not prepared by the caller (the flush thread is the only writer: cannot happen there)
+            StartOver s = prepare(rows); // not prepared by the caller (the flush thread is the only writer: cannot happen there)
+            held += bytes(s.tables);
+            install(s);
         }
+        bytes = bytes(totals);
+        peakBytes = Math.max(peakBytes, held);
         flushes++;
         lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
         return lastTimestamp;
@@ -304,6 +312,24 @@ final class WriterTotals {
     /** Rows remembered. */
     int rows() {
         return size;
+    }
+
+    /** Heap bytes of the tables' arrays at the start of the last flush ({@link CellSums#bytes}). */
+    long bytes() {
+        return bytes;
+    }
+
+    /** The most {@link #bytes} has been, counting a start-over's new tables beside the old ones it replaces. */
+    long peakBytes() {
+        return peakBytes;
+    }
+
+    private static long bytes(CellSums[] tables) {
+        long b = 0;
+        for (CellSums t : tables) {
+            b += t == null ? 0 : t.bytes();
+        }
+        return b;
     }
 
     /**

@@ -235,6 +235,11 @@ public final class CellSums {
         return size;
     }
 
+    /** Heap bytes of its arrays as allocated (index, arena, key words; headers left out): what it holds, used or not. */
+    public long bytes() {
+        return 8L * ((long) index.length + arena.length + words.length);
+    }
+
     /** Hands every row to {@code out} and empties the sums. */
     public void drain(Drain out) throws java.io.IOException, InterruptedException {
         visit(out);

@@ -46,6 +46,28 @@ class CellSumsTest {
         assertTrue(oracle.containsValue(0L), "the data exercises touched cells whose sum is 0");
     }
 
+    /**
+     * What {@link CellSums#bytes} reports against what N rows need at the least: per row a header
+     * and mask word, a word per column and the key packed in words, and two index slots (the index
+     * stays at most half full); arrays that double may hold up to twice that, plus the first
+     * arrays' 4,096 rows.
+     */
+    @Test
+    void bytes_cover_what_the_rows_need_and_at_most_twice_that() {
+        int columns = 3;
+        int rows = 50_000;
+        CellSums sums = new CellSums(columns, rows);
+        long first = sums.bytes();
+        byte[] key = new byte[12];
+        for (int r = 0; r < rows; r++) {
+            java.nio.ByteBuffer.wrap(key).putInt(0, r).putLong(4, ~r);
+            sums.addRow(0, key, key.length, new int[] {0}, new long[] {1}, 1);
+        }
+        long needed = 8L * rows * ((2 + columns + 2) + 2);
+        assertTrue(sums.bytes() >= needed, sums.bytes() + " bytes for " + rows + " rows that need " + needed);
+        assertTrue(sums.bytes() <= 2 * needed + first, sums.bytes() + " bytes, more than twice the " + needed + " needed");
+    }
+
     @Test
     void sums_grow_past_their_first_arrays_up_to_the_bound_and_stay_exact() throws Exception {
         SplittableRandom rnd = new SplittableRandom(12);

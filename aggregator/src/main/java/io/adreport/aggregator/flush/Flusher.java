@@ -120,8 +120,8 @@ public final class Flusher {
         this.totals = new WriterTotals(maxWriterRows, new SecureRandom()::nextLong, EnvironmentEdgeManager::currentTime);
         metrics.registry().gauge("adreport_writer_rows", "Counter rows whose running totals this aggregator remembers for its writer cells",
                 totals::rows);
-        metrics.registry().gauge("adreport_writer_bytes", "Heap bytes of the arrays holding those rows' totals, as of the start of "
-                + "the last flush", totals::bytes);
+        metrics.registry().gauge("adreport_writer_bytes", "Heap bytes of the arrays holding those rows' totals, as of the last flush",
+                totals::bytes);
         metrics.registry().gauge("adreport_writer_peak_bytes", "The most heap those arrays have held at once (a start-over builds "
                 + "the kept rows' new arrays beside the old ones)", totals::peakBytes);
         metrics.registry().gauge("adreport_writer_starts_over", "Times this aggregator started its writer cells over under a new "
@@ -206,6 +206,7 @@ public final class Flusher {
             }
         }
         open.values().stream().filter(c -> !c.isEmpty()).forEach(chunks::add);
+        totals.measure();
         live.lock();
         try {
             inFlight = List.of(); // every delta is in the totals now

@@ -86,7 +86,7 @@ final class WriterTotals {
     private long lastTimestamp;
     private long lastWriter; // the writer id of the row add() handed out last
     private volatile long startsOver; // read by the metrics endpoint
-    private volatile long bytes; // read by the metrics endpoint: the tables' arrays, as of the start of the last flush
+    private volatile long bytes; // read by the metrics endpoint: the tables' arrays, as of the last flush
     private volatile long peakBytes; // the most the tables held at once (a start-over holds the old tables beside the new)
 
     /** Receives one remembered row: its table, key, epoch day, writer id and totals (a reused array: read, do not keep). */
@@ -314,9 +314,15 @@ final class WriterTotals {
         return size;
     }
 
-    /** Heap bytes of the tables' arrays at the start of the last flush ({@link CellSums#bytes}). */
+    /** Heap bytes of the tables' arrays as of the last flush ({@link CellSums#bytes}): at its start, then once its rows are in. */
     long bytes() {
         return bytes;
+    }
+
+    /** Measures {@link #bytes} again once a flush's rows are in (the flush thread, after its last {@link #add}). */
+    void measure() {
+        bytes = bytes(totals);
+        peakBytes = Math.max(peakBytes, bytes);
     }
 
     /** The most {@link #bytes} has been, counting a start-over's new tables beside the old ones it replaces. */

@@ -61,12 +61,15 @@ class WriterTotalsTest {
         assertEquals(3, t.rows());
         assertEquals(firstId, t.writer(), "three rows fit");
         List<RowCells> next = generation(4, 0, 4L);
-        assertEquals(0, t.peakBytes(), "measured at the start of a flush, and the first found nothing");
+        assertEquals(0, t.peakBytes(), "nothing measured yet: the first flush found no table, and measure() was not called");
         t.begin(next.size());
         assertNotEquals(firstId, t.writer(), "a fourth row might not fit: a new writer");
         assertEquals(1, t.startsOver());
         assertTrue(t.bytes() > 0, "the kept row's table");
         assertTrue(t.peakBytes() > t.bytes(), "the old table and the new one were held at once: " + t.peakBytes() + " > " + t.bytes());
+        long peak = t.peakBytes();
+        t.measure();
+        assertEquals(peak, t.peakBytes(), "the rows after the start-over hold less than both tables did");
         assertArrayEquals(new long[] {4, 0, 0}, t.add(next.get(0), COLUMNS), "the new writer's cell starts from 0");
         assertEquals(t.writer(), t.lastWriter());
         assertEquals(2, t.rows(), "one of the three rows touched last kept (half the bound), and the new one");

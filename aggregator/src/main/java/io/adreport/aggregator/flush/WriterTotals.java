@@ -86,7 +86,7 @@ final class WriterTotals {
     private long lastTimestamp;
     private long lastWriter; // the writer id of the row add() handed out last
     private volatile long startsOver; // read by the metrics endpoint
-    private volatile long bytes; // read by the metrics endpoint: the tables' arrays, as of the last flush
+    private volatile long bytes; // read by the metrics endpoint: the tables' arrays once the last flush's rows were in
     private volatile long peakBytes; // the most the tables held at once (a start-over holds the old tables beside the new)
 
     /** Receives one remembered row: its table, key, epoch day, writer id and totals (a reused array: read, do not keep). */
@@ -121,17 +121,12 @@ final class WriterTotals {
      * read never waits for the copy of the kept rows.
      */
     long begin(int rows, StartOver prepared) {
-        long held = bytes(totals);
-        if (prepared != null) {
-            held += bytes(prepared.tables);
-            install(prepared);
-        } else if (due(rows)) {
-            StartOver s = prepare(rows); // not prepared by the caller (the flush thread is the only writer: cannot happen there)
-            held += bytes(s.tables);
+        // Prepared here only when the caller did not (the flusher always does: it is the only writer).
+        StartOver s = prepared != null ? prepared : due(rows) ? prepare(rows) : null;
+        if (s != null) {
+            peakBytes = Math.max(peakBytes, bytes(totals) + bytes(s.tables)); // the old tables and the new at once
             install(s);
         }
-        bytes = bytes(totals);
-        peakBytes = Math.max(peakBytes, held);
         flushes++;
         lastTimestamp = Math.max(millis.getAsLong(), lastTimestamp + 1);
         return lastTimestamp;
@@ -314,7 +309,7 @@ final class WriterTotals {
         return size;
     }
 
-    /** Heap bytes of the tables' arrays as of the last flush ({@link CellSums#bytes}): at its start, then once its rows are in. */
+    /** Heap bytes of the tables' arrays once the last flush's rows were in ({@link CellSums#bytes}). */
     long bytes() {
         return bytes;
     }

@@ -25,10 +25,12 @@
 # ADREPORT_CLUSTER_RS_HEAP (default 512m): each region server's heap; one region server holding
 # every region under load (roles.sh --region-servers "2 1") needs about 1g.
 # ADREPORT_CLUSTER_RS_GC (default serial): the region servers' collector, serial or g1.
+# ADREPORT_CLUSTER_AGG_HEAP (default 768m): each aggregator's heap.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 RS_HEAP="${ADREPORT_CLUSTER_RS_HEAP:-512m}"
 RS_GC="${ADREPORT_CLUSTER_RS_GC:-serial}"
+AGG_HEAP="${ADREPORT_CLUSTER_AGG_HEAP:-768m}"
 
 T_START=$(date +%s)
 PHASE_T=$T_START
@@ -362,21 +364,21 @@ for role in analyst adserver privacy; do
 done
 phase adreport-schema
 
-start_service() { # HOST NAME ARGS...
-  local h="$1" name="$2"; shift 2
+start_service() { # HOST NAME HEAP ARGS...
+  local h="$1" name="$2" heap="$3"; shift 3
   on_prefix "$h"
-  ADREPORT_HEAP=768m "${ON[@]}" "$(adreport_cmd "$h")" "$@" </dev/null >"$RUN/logs/$name.log" 2>&1 &
+  ADREPORT_HEAP="$heap" "${ON[@]}" "$(adreport_cmd "$h")" "$@" </dev/null >"$RUN/logs/$name.log" 2>&1 &
   echo $! >"$RUN/pids/$name.pid"; disown
   echo "$h" >"$RUN/pids/$name.host"
 }
 for a in agg1 agg2; do
-  start_service "$a" "$a" aggregator --set aggregator.instances=2 --set "aggregator.id=$a" --ingest-port "${INGEST_PORT[$a]}"
+  start_service "$a" "$a" "$AGG_HEAP" aggregator --set aggregator.instances=2 --set "aggregator.id=$a" --ingest-port "${INGEST_PORT[$a]}"
 done
 # serve.deadline.ms: 500 ms, generous for seven hosts on two cores (an exact cap check must not be
 # cut short by a loaded machine) and still far below the HBase client's timeouts.
-start_service api report-api report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}" \
+start_service api report-api 768m report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}" \
   --set serve.deadline.ms=500
-start_service api report-api-timeline report-api --port "$API_TIMELINE_PORT" --set serve.timeline.reads=true \
+start_service api report-api-timeline 768m report-api --port "$API_TIMELINE_PORT" --set serve.timeline.reads=true \
   --set serve.deadline.ms=3000 --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}"
 for a in agg1 agg2; do await "$a" 180 "GET /healthz on port ${INGEST_PORT[$a]}" http_get edge "http://$(host_name "$a"):${INGEST_PORT[$a]}/healthz"; done
 await report-api 180 "GET /healthz on port $API_PORT" http_get edge "http://$(host_name api):$API_PORT/healthz"

@@ -31,6 +31,7 @@ set -euo pipefail
 RS_HEAP="${ADREPORT_CLUSTER_RS_HEAP:-512m}"
 RS_GC="${ADREPORT_CLUSTER_RS_GC:-serial}"
 AGG_HEAP="${ADREPORT_CLUSTER_AGG_HEAP:-768m}"
+API_HEAP=768m # each report API's heap
 
 T_START=$(date +%s)
 PHASE_T=$T_START
@@ -376,9 +377,9 @@ for a in agg1 agg2; do
 done
 # serve.deadline.ms: 500 ms, generous for seven hosts on two cores (an exact cap check must not be
 # cut short by a loaded machine) and still far below the HBase client's timeouts.
-start_service api report-api 768m report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}" \
+start_service api report-api "$API_HEAP" report-api --port "$API_PORT" --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}" \
   --set serve.deadline.ms=500
-start_service api report-api-timeline 768m report-api --port "$API_TIMELINE_PORT" --set serve.timeline.reads=true \
+start_service api report-api-timeline "$API_HEAP" report-api --port "$API_TIMELINE_PORT" --set serve.timeline.reads=true \
   --set serve.deadline.ms=3000 --set "serve.beacon.url=http://$(host_name agg1):${INGEST_PORT[agg1]}"
 for a in agg1 agg2; do await "$a" 180 "GET /healthz on port ${INGEST_PORT[$a]}" http_get edge "http://$(host_name "$a"):${INGEST_PORT[$a]}/healthz"; done
 await report-api 180 "GET /healthz on port $API_PORT" http_get edge "http://$(host_name api):$API_PORT/healthz"

@@ -18,14 +18,27 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Row;
@@ -39,7 +52,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A spend flush of a back-fill (every campaign, several quarters each) goes out in calls of at most
  * {@link SpendFlusher#BATCH_ROWS} rows, and a call that fails leaves its rows and the unsent rest
  * to the next flush: the stored quarters then equal the test's own sums of what it added, nothing
- * lost and nothing counted twice.
+ * lost and nothing counted twice. A call that the region server applied but whose answer never
+ * came (its handler outlasted the client's timeout, or the answer was lost) is sent again and
+ * applied once.
  */
 @ExtendWith(HBaseExtension.class)
 class SpendFlushTest {
@@ -103,6 +118,147 @@ class SpendFlushTest {
         assertEquals(expected, stored(hbase, layout, shard));
     }
 
+    @Test
+    void aFlushWhoseAnswerWasLostIsSentAgainAndAppliedOnce(MiniHBase hbase) throws Exception {
+        TableLayout layout = TestStack.shared(hbase).window().layout();
+        String shard = "spend-test-lost";
+        List<Integer> calls = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger loseCall = new AtomicInteger(-1);
+        TableSource tables = recording(TableSource.of(hbase.connection(), Duration.ofSeconds(30)), calls, new AtomicInteger(-1),
+                new ArrayList<>(), loseCall);
+        Map<String, Map<Long, Long>> expected = new TreeMap<>();
+        long base = SpendRows.quarterStart(Instant.parse("2026-11-22T00:00:00Z").toEpochMilli());
+        try (SpendFlusher flusher = new SpendFlusher(tables, layout, shard, Duration.ofMinutes(10), Clock.systemUTC(), new Metrics())) {
+            add(flusher, expected, base, 0);
+            flusher.flushNow();
+            assertEquals(expected, stored(hbase, layout, shard));
+
+            // The second call of the next flush reaches HBase and is applied, and its answer is lost.
+            calls.clear();
+            loseCall.set(1);
+            add(flusher, expected, base, 1);
+            flusher.flushNow();
+            assertEquals(List.of(1_000, 1_000), calls, "no call is sent after a failed one");
+            Map<String, Map<Long, Long>> now = stored(hbase, layout, shard);
+            assertEquals(2_000, expected.keySet().stream().filter(k -> expected.get(k).equals(now.get(k))).count(),
+                    "the first call and the lost one (1,000 rows each) were applied, the last 400 rows not sent");
+            add(flusher, expected, base, 2); // new spend for every campaign, also those in doubt
+            flusher.flushNow();
+            flusher.flushNow(); // the new spend of the rows that were in doubt
+            assertEquals(expected, stored(hbase, layout, shard), "each flush applied once, the lost one too");
+            assertEquals(lifetimes(expected), lifetimes(hbase, layout, shard), "lifetime cells: the sums of their quarters");
+        }
+        // A new process for the same shard reads each row's flush count and goes on from it.
+        try (SpendFlusher flusher = new SpendFlusher(tables, layout, shard, Duration.ofMinutes(10), Clock.systemUTC(), new Metrics())) {
+            add(flusher, expected, base, 3);
+            flusher.flushNow();
+            assertEquals(expected, stored(hbase, layout, shard));
+        }
+    }
+
+    @Test
+    void aFlushThatOutlastsTheTimeoutOnTheRegionServerIsAppliedOnce(MiniHBase hbase) throws Exception {
+        TableLayout layout = TestStack.shared(hbase).window().layout();
+        String shard = "spend-test-slow";
+        try (Admin admin = hbase.connection().getAdmin()) {
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(layout.spendTable()))
+                    .setCoprocessor(SlowSpendWrite.class.getName()).build());
+        }
+        Map<String, Map<Long, Long>> expected = new TreeMap<>();
+        long quarter = SpendRows.quarterStart(Instant.parse("2026-11-23T10:00:00Z").toEpochMilli());
+        Metrics metrics = new Metrics();
+        try (SpendFlusher flusher = new SpendFlusher(TableSource.of(hbase.connection(), Duration.ofSeconds(2)), layout, shard,
+                Duration.ofMinutes(10), Clock.systemUTC(), metrics)) {
+            spend(flusher, expected, "c-slow", quarter, 1_000);
+            flusher.flushNow();
+            SlowSpendWrite.arm(shard);
+            spend(flusher, expected, "c-slow", quarter, 250);
+            flusher.flushNow(); // the region server applies it and holds the answer 5 s; the client gives up at 2 s
+            assertTrue(SlowSpendWrite.held.await(30, TimeUnit.SECONDS), "the write was held past the client's timeout");
+            assertEquals(1.0, gauge(metrics, "adreport_spend_in_doubt_rows"), "the flush is in doubt");
+            assertEquals(expected, stored(hbase, layout, shard), "applied by the server although the client timed out");
+            spend(flusher, expected, "c-slow", quarter, 40);
+            flusher.flushNow(); // sent again unchanged: found applied
+            assertEquals(0.0, gauge(metrics, "adreport_spend_in_doubt_rows"));
+            flusher.flushNow(); // the 40 that waited
+            assertEquals(expected, stored(hbase, layout, shard), "1,290 once, not 1,540");
+        } finally {
+            SlowSpendWrite.arm(null);
+        }
+    }
+
+    /** Holds, once, a spend write of the armed shard's rows for 5 s after it was applied (a slow handler). */
+    public static final class SlowSpendWrite implements RegionCoprocessor, RegionObserver {
+        private static volatile String shard;
+        static volatile CountDownLatch held = new CountDownLatch(1);
+
+        static void arm(String s) {
+            held = new CountDownLatch(1);
+            shard = s;
+        }
+
+        @Override
+        public Optional<RegionObserver> getRegionObserver() {
+            return Optional.of(this);
+        }
+
+        @Override
+        public void postBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch) {
+            String s = shard;
+            if (s == null) {
+                return;
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                Mutation m = batch.getOperation(i);
+                if (Bytes.toString(m.getRow()).endsWith("\0" + s) && m.getFamilyCellMap().getOrDefault(SpendRows.FAMILY, List.of()).stream()
+                        .anyMatch(cell -> cell.getQualifierLength() > 0
+                                && cell.getQualifierArray()[cell.getQualifierOffset()] == SpendRows.QUARTER_PREFIX)) {
+                    shard = null;
+                    try {
+                        Thread.sleep(5_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    held.countDown();
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void spend(SpendFlusher flusher, Map<String, Map<Long, Long>> expected, String campaign, long quarter, long cost) {
+        flusher.add(new Event(ProfileModel.IMPRESSION, campaign + "-" + cost, Instant.ofEpochMilli(quarter + 1_000),
+                Map.of(ProfileModel.ADVERTISER, "adv-slow", ProfileModel.CAMPAIGN, campaign),
+                Map.of(SpendRows.COST_FIELD, cost), null, Map.of()));
+        expected.computeIfAbsent("adv-slow/" + campaign, k -> new TreeMap<>()).merge(quarter, cost, Long::sum);
+    }
+
+    private static double gauge(Metrics metrics, String name) {
+        return metrics.scrape().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError(name + " not exported"));
+    }
+
+    private static Map<String, Long> lifetimes(Map<String, Map<Long, Long>> quarters) {
+        Map<String, Long> out = new TreeMap<>();
+        quarters.forEach((k, v) -> out.put(k, v.values().stream().mapToLong(Long::longValue).sum()));
+        return out;
+    }
+
+    /** Per "advertiser/campaign": the lifetime cell of this shard's rows. */
+    private static Map<String, Long> lifetimes(MiniHBase hbase, TableLayout layout, String shard) throws IOException {
+        Map<String, Long> out = new TreeMap<>();
+        try (Table t = hbase.connection().getTable(layout.spendTable()); ResultScanner rs = t.getScanner(new Scan())) {
+            for (Result r : rs) {
+                String[] parts = Bytes.toString(r.getRow()).split("\0");
+                byte[] v = r.getValue(SpendRows.FAMILY, SpendRows.LIFETIME);
+                if (parts[2].equals(shard) && v != null) {
+                    out.put(parts[0] + "/" + parts[1], Bytes.toLong(v));
+                }
+            }
+        }
+        return out;
+    }
+
     /** Three quarters of spend for every campaign, round {@code round}'s amounts, also summed into {@code expected}. */
     private static void add(SpendFlusher flusher, Map<String, Map<Long, Long>> expected, long base, int round) {
         for (int c = 0; c < CAMPAIGNS; c++) {
@@ -143,6 +299,13 @@ class SpendFlushTest {
         return out;
     }
 
+    private static int cells(Object action) {
+        if (action instanceof CheckAndMutate c && c.getAction() instanceof RowMutations rm) {
+            return rm.getMutations().stream().mapToInt(Mutation::size).sum();
+        }
+        return action instanceof Mutation m ? m.size() : 1;
+    }
+
     /** Tables whose {@code batch} records each call's size; the call numbered {@code failCall} (from 0, once) fails unsent. */
     private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall) {
         return recording(real, calls, failCall, new ArrayList<>());
@@ -150,6 +313,12 @@ class SpendFlushTest {
 
     /** As above, also recording each call's cells (the mutations' cell counts). */
     private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall, List<Integer> cells) {
+        return recording(real, calls, failCall, cells, new AtomicInteger(-1));
+    }
+
+    /** As above; the call numbered {@code loseCall} (once) is sent and applied, and its answers are lost. */
+    private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall, List<Integer> cells,
+                                         AtomicInteger loseCall) {
         return name -> {
             Table table = real.open(name);
             return (Table) Proxy.newProxyInstance(Table.class.getClassLoader(), new Class<?>[] {Table.class}, (proxy, method, args) -> {
@@ -157,9 +326,15 @@ class SpendFlushTest {
                     List<?> actions = (List<?>) args[0];
                     int n = calls.size();
                     calls.add(actions.size());
-                    cells.add(actions.stream().mapToInt(a -> a instanceof Mutation m ? m.size() : 1).sum());
+                    cells.add(actions.stream().mapToInt(SpendFlushTest::cells).sum());
                     if (failCall.compareAndSet(n, -1)) {
                         throw new IOException("injected: call " + n + " refused before it reached HBase");
+                    }
+                    if (loseCall.compareAndSet(n, -1)) {
+                        @SuppressWarnings("unchecked") List<? extends Row> rows = (List<? extends Row>) actions;
+                        table.batch(rows, (Object[]) args[1]);
+                        Arrays.fill((Object[]) args[1], null);
+                        throw new IOException("injected: call " + n + " applied, its answers lost");
                     }
                 }
                 try {

@@ -21,10 +21,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,12 +62,25 @@ import org.slf4j.LoggerFactory;
  * After a call fails, the rest of the flush is not sent (HBase is then likely slow or away): its
  * operations are added back unsent, certain not to be applied.
  *
- * <p>Failure: operations that failed are added back into the next generation and retried (and
- * counted). An Increment whose outcome is unknown (a timeout after the server applied it) may be
- * counted twice in the live spend: the budget reads reconciled days from the exact counters, so
- * such an error lasts at most until the nightly job. Memory is bounded: at {@code maxKeys}
- * pending (campaign, quarter) keys the thread is woken to flush early; keys are never dropped.
- * {@link #abandon()} drops the pending spend as a crash would.
+ * <p>Exactly once: each campaign row's Increment goes out as {@link SpendRows#flush}, a
+ * conditional row mutation that also moves the row's flush count {@code n}, and applies only while
+ * {@code n} is the count this flusher last saw there ({@code applied}; read with one Get the first
+ * time a row is flushed, or again after it was idle for a minute). An operation whose outcome is
+ * unknown (a timeout after the server may have applied it, a call that failed or was not sent) is
+ * held <em>in doubt</em> and sent again unchanged at the next flush, before anything new for that
+ * row: it either applies then, or its condition fails because it was applied before, which a Get
+ * of {@code n} confirms. The campaign's newer spend waits one flush meanwhile. Only this process
+ * writes its shard's rows, so {@code n} moves only by its own flushes; a row found elsewhere (its
+ * cells outlived by the table's TTL, or two aggregators given one {@code aggregator.id}) is logged,
+ * re-read and its spend sent again at least once.
+ *
+ * <p>Failure: bound Puts that fail are not retried (the next change of the bound writes it). An
+ * in-doubt flush is retried at every flush until its outcome is known; at {@link #close()} one last
+ * flush tries, and what is still in doubt is logged and left to the nightly job (the budget reads
+ * reconciled days from the exact counters). Memory is bounded: at {@code maxKeys} pending
+ * (campaign, quarter) keys the thread is woken to flush early; keys are never dropped; at most one
+ * flush per campaign row is held in doubt. {@link #abandon()} drops the pending spend as a crash
+ * would.
  */
 public final class SpendFlusher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpendFlusher.class);
@@ -80,6 +99,17 @@ public final class SpendFlusher implements AutoCloseable {
     record Key(String advertiser, String campaign, long quarter) {
     }
 
+    /** A campaign row's flush whose outcome is unknown: the row's count before it, and its micros by quarter. */
+    private record InDoubt(long applied, Map<Long, Long> micros) {
+    }
+
+    /** One campaign row's conditional flush in a flush's operations. */
+    private record Planned(String id, byte[] row, long applied, Map<Long, Long> micros, boolean again) {
+        long total() {
+            return micros.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
     private final TableSource tables;
     private final TableLayout layout;
     private final String shard;
@@ -89,6 +119,11 @@ public final class SpendFlusher implements AutoCloseable {
     private final ReentrantReadWriteLock swap = new ReentrantReadWriteLock();
     private final ReentrantLock flushLock = new ReentrantLock();
     private final Map<String, BoundRing> window = new HashMap<>();
+    /** Per campaign id: the row's flush count {@code n} as this flusher last knew it; dropped with the row's bound ring. */
+    private final Map<String, Long> applied = new HashMap<>();
+    /** Per campaign id: its flush whose outcome is unknown, sent again unchanged. */
+    private final Map<String, InDoubt> inDoubt = new HashMap<>();
+    private volatile int inDoubtRows;
     private final Metrics.Counter flushes;
     private final Metrics.Counter failures;
     private final Metrics.Counter flushedMicros;
@@ -106,11 +141,14 @@ public final class SpendFlusher implements AutoCloseable {
         this.windowSlots = (int) Math.max(1, WINDOW.toMillis() / Math.max(1, interval.toMillis()));
         this.maxKeys = 100_000;
         this.flushes = metrics.counter("adreport_spend_flushes_total", "Flushes of live campaign spend");
-        this.failures = metrics.counter("adreport_spend_flush_failures_total", "Spend row operations that failed (retried next flush)");
+        this.failures = metrics.counter("adreport_spend_flush_failures_total",
+                "Spend row operations that failed or whose outcome is unknown (an Increment is sent again unchanged next flush)");
         this.flushedMicros = metrics.counter("adreport_spend_flushed_micros_total", "Spend (micros) written to the spend rows");
         this.tally = WriteTally.of(metrics, "spend");
         this.flushSeconds = metrics.histogram("adreport_spend_flush_seconds", "Duration of one spend flush", Metrics.LATENCY_BUCKETS);
         metrics.gauge("adreport_spend_pending_keys", "Campaign quarter-hours of spend waiting in memory", () -> pending.size());
+        metrics.gauge("adreport_spend_in_doubt_rows", "Campaign spend flushes whose outcome is unknown, sent again unchanged",
+                () -> inDoubtRows);
         this.thread = new FlushThread("adreport-spend-flusher", interval, () -> pending.size() >= maxKeys, this::flushNow,
                 ex -> LOG.error("spend flush failed unexpectedly", ex));
     }
@@ -167,22 +205,36 @@ public final class SpendFlusher implements AutoCloseable {
         }
         // Per campaign: micros by quarter, and the interval total for the bound.
         Map<String, Map<Long, Long>> byCampaign = new TreeMap<>();
-        Map<String, Key> names = new HashMap<>();
         for (Map.Entry<Key, LongAdder> e : gen.entrySet()) {
             Key k = e.getKey();
             String id = k.advertiser() + "\0" + k.campaign();
-            names.putIfAbsent(id, k);
             byCampaign.computeIfAbsent(id, x -> new TreeMap<>()).merge(k.quarter(), e.getValue().sum(), Long::sum);
         }
         slot = (slot + 1) % windowSlots;
-        List<Row> ops = new ArrayList<>();
-        List<Map.Entry<String, Map<Long, Long>>> incs = new ArrayList<>();
-        long now = clock.millis();
+        // The rows' flushes: those in doubt again unchanged, then this generation's for the other rows.
+        List<Planned> planned = new ArrayList<>();
+        inDoubt.forEach((id, d) -> planned.add(new Planned(id, row(id), d.applied(), d.micros(), true)));
+        List<String> unread = new ArrayList<>();
         for (Map.Entry<String, Map<Long, Long>> e : byCampaign.entrySet()) {
-            Key k = names.get(e.getKey());
-            ops.add(SpendRows.increment(SpendRows.row(k.advertiser(), k.campaign(), shard), e.getValue(), Durability.SYNC_WAL));
-            incs.add(e);
+            if (!inDoubt.containsKey(e.getKey()) && !applied.containsKey(e.getKey())) {
+                unread.add(e.getKey());
+            }
         }
+        Map<String, Long> read = readApplied(unread);
+        for (Map.Entry<String, Map<Long, Long>> e : byCampaign.entrySet()) {
+            String id = e.getKey();
+            Long known = applied.getOrDefault(id, read.get(id));
+            if (inDoubt.containsKey(id) || known == null) {
+                requeue(id, e.getValue()); // after the row's flush in doubt, or once its count is read
+            } else {
+                planned.add(new Planned(id, row(id), known, e.getValue(), false));
+            }
+        }
+        List<Row> ops = new ArrayList<>();
+        for (Planned p : planned) {
+            ops.add(SpendRows.flush(p.row(), p.applied(), p.micros(), Durability.SYNC_WAL));
+        }
+        long now = clock.millis();
         // Bounds: every campaign with a recent interval, including those that spent nothing now (the bound decays).
         for (String id : byCampaign.keySet()) {
             window.computeIfAbsent(id, x -> new BoundRing(windowSlots));
@@ -199,6 +251,7 @@ public final class SpendFlusher implements AutoCloseable {
             }
             if (after == 0) {
                 it.remove();
+                applied.remove(w.getKey()); // idle for a minute: read again when it spends
             }
         }
         if (ops.isEmpty()) {
@@ -206,19 +259,109 @@ public final class SpendFlusher implements AutoCloseable {
         }
         Object[] results = send(ops);
         long written = 0;
-        for (int i = 0; i < incs.size(); i++) {
-            Map.Entry<String, Map<Long, Long>> e = incs.get(i);
-            if (results[i] == null || results[i] instanceof Throwable) {
-                failures.inc();
-                Key k = names.get(e.getKey());
-                e.getValue().forEach((q, v) -> add(new Key(k.advertiser(), k.campaign(), q), v));
+        List<Planned> refused = new ArrayList<>();
+        for (int i = 0; i < planned.size(); i++) {
+            Planned p = planned.get(i);
+            if (results[i] instanceof CheckAndMutateResult r) {
+                if (r.isSuccess()) {
+                    applied.put(p.id(), p.applied() + 1);
+                    inDoubt.remove(p.id());
+                    written += p.total();
+                } else {
+                    refused.add(p);
+                }
             } else {
-                written += e.getValue().values().stream().mapToLong(Long::longValue).sum();
+                failures.inc();
+                inDoubt.put(p.id(), new InDoubt(p.applied(), p.micros()));
             }
         }
+        written += settleRefused(refused);
+        inDoubtRows = inDoubt.size();
         flushedMicros.add(written);
         flushes.inc();
         flushSeconds.observeNanos(System.nanoTime() - start);
+    }
+
+    /**
+     * The flushes whose condition failed: sent again after an unknown outcome, one that finds
+     * {@code n} one past its own was applied before; anything else means the row moved on without
+     * this flusher (logged), and its spend is sent again from the row's count as read now. Returns
+     * the micros now known written.
+     */
+    private long settleRefused(List<Planned> refused) {
+        if (refused.isEmpty()) {
+            return 0;
+        }
+        Result[] found;
+        try (Table t = tables.open(layout.spendTable())) {
+            List<Get> gets = new ArrayList<>(refused.size());
+            for (Planned p : refused) {
+                gets.add(SpendRows.sequenceGet(p.row()));
+            }
+            found = t.get(gets);
+        } catch (IOException ex) {
+            LOG.warn("spend flush: reading the flush count of {} rows failed, tried again next flush: {}", refused.size(), ex.toString());
+            for (Planned p : refused) {
+                if (p.again()) {
+                    continue; // still in doubt
+                }
+                applied.remove(p.id());
+                requeue(p.id(), p.micros());
+            }
+            return 0;
+        }
+        long written = 0;
+        for (int i = 0; i < refused.size(); i++) {
+            Planned p = refused.get(i);
+            long n = SpendRows.sequence(found[i]);
+            applied.put(p.id(), n);
+            inDoubt.remove(p.id());
+            if (p.again() && n == p.applied() + 1) {
+                written += p.total(); // applied by the call whose answer was lost
+            } else {
+                LOG.warn("spend flush: row {} holds flush count {}, not {}: written by another process or expired; its spend is sent "
+                        + "again", Bytes.toStringBinary(p.row()), n, p.applied() + (p.again() ? 1 : 0));
+                requeue(p.id(), p.micros());
+            }
+        }
+        return written;
+    }
+
+    /** The flush counts of rows not known yet (absent: 0); rows whose read failed are left out. */
+    private Map<String, Long> readApplied(List<String> ids) {
+        Map<String, Long> out = new HashMap<>();
+        if (ids.isEmpty()) {
+            return out;
+        }
+        try (Table t = tables.open(layout.spendTable())) {
+            for (int from = 0; from < ids.size(); from += BATCH_ROWS) {
+                List<String> chunk = ids.subList(from, Math.min(ids.size(), from + BATCH_ROWS));
+                List<Get> gets = new ArrayList<>(chunk.size());
+                for (String id : chunk) {
+                    gets.add(SpendRows.sequenceGet(row(id)));
+                }
+                Result[] found = t.get(gets);
+                for (int i = 0; i < chunk.size(); i++) {
+                    out.put(chunk.get(i), SpendRows.sequence(found[i]));
+                }
+            }
+        } catch (IOException ex) {
+            LOG.warn("spend flush: reading the flush count of {} rows failed ({} read), their spend waits: {}", ids.size(), out.size(),
+                    ex.toString());
+        }
+        return out;
+    }
+
+    /** This shard's row of a campaign id ({@code advertiser 0x00 campaign}). */
+    private byte[] row(String id) {
+        String[] ac = id.split("\0", 2);
+        return SpendRows.row(ac[0], ac[1], shard);
+    }
+
+    /** Adds {@code micros by quarter} of a campaign id back into the pending generation. */
+    private void requeue(String id, Map<Long, Long> micros) {
+        String[] ac = id.split("\0", 2);
+        micros.forEach((q, v) -> add(new Key(ac[0], ac[1], q), v));
     }
 
     /**
@@ -253,6 +396,9 @@ public final class SpendFlusher implements AutoCloseable {
     }
 
     private static int cells(Row op) {
+        if (op instanceof CheckAndMutate c && c.getAction() instanceof RowMutations rm) {
+            return rm.getMutations().stream().mapToInt(Mutation::size).sum();
+        }
         return op instanceof Mutation m ? m.size() : 1;
     }
 
@@ -271,10 +417,14 @@ public final class SpendFlusher implements AutoCloseable {
         thread.stop(Duration.ZERO, true);
     }
 
-    /** Flushes what is pending and stops. */
+    /** Flushes what is pending and stops; logs the campaigns whose last flush is still in doubt. */
     @Override
     public void close() {
         thread.stop(Duration.ofSeconds(10), true);
         flushNow();
+        if (inDoubtRows > 0) {
+            LOG.warn("spend flusher closed with {} campaigns' last flush in doubt: the nightly job's counters correct their days",
+                    inDoubtRows);
+        }
     }
 }

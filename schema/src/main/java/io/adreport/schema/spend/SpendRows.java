@@ -8,9 +8,13 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -36,7 +40,11 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   <li>{@code b} — this shard's unflushed bound: the most spend it added to this campaign in one
  *       flush interval during the last minute (Put). A reader adds the bounds of all shards to
  *       what is flushed to know the most that may still be in memory;</li>
- *   <li>{@code f} — epoch millis of this shard's last flush that touched the row (Put).</li>
+ *   <li>{@code f} — epoch millis of this shard's last flush that touched the row (Put);</li>
+ *   <li>{@code n} — how many of this shard's spend Increments the row holds: a Put in the same
+ *       row mutation as each Increment, which applies only while {@code n} still holds the count
+ *       before it ({@link #flush}). A flush whose outcome is unknown (a timeout after the server
+ *       applied it) is sent again unchanged, and applies at most once.</li>
  * </ul>
  * Every qualifier except the quarter cells sorts before {@code q}, so a reader takes a window of
  * quarters plus everything else with one column-range filter.
@@ -50,6 +58,7 @@ public final class SpendRows {
     public static final byte[] LIFETIME = {'l'};
     public static final byte[] BOUND = {'b'};
     public static final byte[] FLUSHED_AT = {'f'};
+    public static final byte[] SEQUENCE = {'n'};
     public static final byte DAY_PREFIX = 'd';
     public static final byte QUARTER_PREFIX = 'q';
     public static final long QUARTER_MILLIS = 15 * 60_000L;
@@ -125,6 +134,38 @@ public final class SpendRows {
         days.forEach((d, v) -> inc.addColumn(FAMILY, dayQualifier(d), v));
         inc.addColumn(FAMILY, LIFETIME, total);
         return inc;
+    }
+
+    /**
+     * One shard's flush for one campaign, applied at most once: the {@link #increment} and a Put
+     * of {@link #SEQUENCE} {@code applied + 1} in one row mutation, on condition that the row's
+     * {@code n} is {@code applied} (absent when {@code applied} is 0). Sent again unchanged after an
+     * unknown outcome, it either applies now or finds {@code n} already moved past it.
+     */
+    public static CheckAndMutate flush(byte[] row, long applied, Map<Long, Long> microsByQuarter, Durability durability) {
+        Put next = new Put(row).addColumn(FAMILY, SEQUENCE, Bytes.toBytes(applied + 1));
+        next.setDurability(durability);
+        RowMutations both = new RowMutations(row, 2);
+        try {
+            both.add(increment(row, microsByQuarter, durability));
+            both.add(next);
+        } catch (java.io.IOException impossible) { // thrown only for a mutation of another row
+            throw new IllegalStateException(impossible);
+        }
+        CheckAndMutate.Builder check = CheckAndMutate.newBuilder(row);
+        return applied == 0 ? check.ifNotExists(FAMILY, SEQUENCE).build(both)
+                : check.ifEquals(FAMILY, SEQUENCE, Bytes.toBytes(applied)).build(both);
+    }
+
+    /** The Get of a row's {@link #SEQUENCE}. */
+    public static Get sequenceGet(byte[] row) {
+        return new Get(row).addColumn(FAMILY, SEQUENCE);
+    }
+
+    /** The {@link #SEQUENCE} a {@link #sequenceGet} found: 0 when the row has none. */
+    public static long sequence(Result r) {
+        byte[] v = r == null ? null : r.getValue(FAMILY, SEQUENCE);
+        return v == null ? 0 : Bytes.toLong(v);
     }
 
     /** The Put of a shard's unflushed bound and flush time. */

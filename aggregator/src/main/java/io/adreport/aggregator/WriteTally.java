@@ -2,8 +2,10 @@ package io.adreport.aggregator;
 
 import io.adreport.schema.metrics.Metrics;
 import java.util.List;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 
 /**
  * The rows and cells the aggregator sends to one table, whatever the path (raw puts, device
@@ -27,17 +29,39 @@ public final class WriteTally {
         return new WriteTally(registry, table);
     }
 
-    /** Counts a batch about to be sent: one row per mutation, its cells. */
+    /** Counts a batch about to be sent: one row per mutation (a conditional one's row mutation too), its cells. */
     public void sent(List<? extends Row> batch) {
         long n = 0;
         long c = 0;
         for (Row r : batch) {
-            if (r instanceof Mutation m) {
+            Row w = r instanceof CheckAndMutate cam ? cam.getAction() : r;
+            if (w instanceof Mutation || w instanceof RowMutations) {
                 n++;
-                c += m.size();
+                c += cells(w);
             }
         }
         rows.add(n);
         cells.add(c);
+    }
+
+    /**
+     * The cells of one row operation: a mutation's, a row mutation's summed, a conditional one's
+     * action's (spend: an Increment and a Put of one row); 0 for a read.
+     */
+    public static int cells(Row r) {
+        if (r instanceof CheckAndMutate cam) {
+            r = cam.getAction();
+        }
+        if (r instanceof Mutation m) {
+            return m.size();
+        }
+        if (r instanceof RowMutations rm) {
+            int c = 0;
+            for (Mutation m : rm.getMutations()) {
+                c += m.size();
+            }
+            return c;
+        }
+        return 0;
     }
 }

@@ -30,9 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
@@ -299,13 +297,6 @@ class SpendFlushTest {
         return out;
     }
 
-    private static int cells(Object action) {
-        if (action instanceof CheckAndMutate c && c.getAction() instanceof RowMutations rm) {
-            return rm.getMutations().stream().mapToInt(Mutation::size).sum();
-        }
-        return action instanceof Mutation m ? m.size() : 1;
-    }
-
     /** Tables whose {@code batch} records each call's size; the call numbered {@code failCall} (from 0, once) fails unsent. */
     private static TableSource recording(TableSource real, List<Integer> calls, AtomicInteger failCall) {
         return recording(real, calls, failCall, new ArrayList<>());
@@ -326,7 +317,7 @@ class SpendFlushTest {
                     List<?> actions = (List<?>) args[0];
                     int n = calls.size();
                     calls.add(actions.size());
-                    cells.add(actions.stream().mapToInt(SpendFlushTest::cells).sum());
+                    cells.add(actions.stream().mapToInt(a -> WriteTally.cells((Row) a)).sum());
                     if (failCall.compareAndSet(n, -1)) {
                         throw new IOException("injected: call " + n + " refused before it reached HBase");
                     }

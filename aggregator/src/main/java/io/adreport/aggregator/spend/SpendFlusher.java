@@ -21,14 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
-import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
@@ -396,10 +393,7 @@ public final class SpendFlusher implements AutoCloseable {
     }
 
     private static int cells(Row op) {
-        if (op instanceof CheckAndMutate c && c.getAction() instanceof RowMutations rm) {
-            return rm.getMutations().stream().mapToInt(Mutation::size).sum();
-        }
-        return op instanceof Mutation m ? m.size() : 1;
+        return Math.max(1, WriteTally.cells(op));
     }
 
     private static int countFailed(Object[] results) {

@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * generation was retried (its Increments counted twice where the server had applied them) and
  * grew until ingest stopped.
  * After a call fails, the rest of the flush is not sent (HBase is then likely slow or away): its
- * operations are added back unsent, certain not to be applied.
+ * row flushes are held in doubt with the failed call's (certain not to be applied, they apply when
+ * sent again).
  *
  * <p>Exactly once: each campaign row's Increment goes out as {@link SpendRows#flush}, a
  * conditional row mutation that also moves the row's flush count {@code n}, and applies only while

@@ -244,8 +244,7 @@ public final class SpendFlusher implements AutoCloseable {
             Map<Long, Long> spent = byCampaign.get(w.getKey());
             long after = ring.set(slot, spent == null ? 0 : spent.values().stream().mapToLong(Long::longValue).sum());
             if (spent != null || after != before) {
-                String[] ac = w.getKey().split("\0", 2);
-                ops.add(SpendRows.bound(SpendRows.row(ac[0], ac[1], shard), after, now));
+                ops.add(SpendRows.bound(row(w.getKey()), after, now));
             }
             if (after == 0) {
                 it.remove();

@@ -52,11 +52,21 @@ import org.slf4j.LoggerFactory;
  * answers duplicate. No existence read is needed (the condition is the read) and the dedup
  * filter is off (it cannot see the other instances' writes). The cost is BASELINES' put-if-absent
  * row (~4.5x a plain put per event); it buys exact live counters without id affinity. Named
- * limits: a put-if-absent that was applied but whose answer was lost is retried by the client
- * and then reads "not applied" (checkAndMutate has no nonce), so the event is answered duplicate
- * and not counted live: short, never over, until the nightly recount. A join event whose target
- * is still in flight at <em>another</em> instance is counted unattributed live (the same race as
- * a click arriving before its impression); the recount attributes it.
+ * limit: a join event whose target is still in flight at <em>another</em> instance is counted
+ * unattributed live (the same race as a click arriving before its impression); the recount
+ * attributes it.
+ *
+ * <h2>A write with an unknown outcome</h2>
+ * A raw write that times out or fails may still have been applied. Its events are answered 503
+ * and not counted, and their rows are held in {@link InDoubtRows} with the attempt's token, which
+ * each raw row carries ({@code e:a}, one token per group commit). A retry that finds such a row
+ * stored with one of those tokens (the existence read's cell; with several instances, a Get of
+ * the rows whose put-if-absent was not applied and which are in doubt here) counts it and answers
+ * stored; rows nobody retries here are checked by {@link #settleInDoubt}. Each uncounted row is
+ * so counted once, by the instance whose attempt stored it; a retry at another instance answers
+ * duplicate. Limits: a crash loses the record (the nightly pass counts those rows), and a write
+ * that lands more than {@link InDoubtRows#GIVE_UP} after it timed out is answered duplicate on a
+ * later retry and counted by the nightly pass only.
  *
  * <h2>Attribution</h2>
  * A join event's target keys ({@link CounterCells#joinTargets}: its day and {@code lookbackDays}
@@ -93,6 +103,15 @@ public final class GroupCommit {
     private final ViewRecorder views;
     private final ConcurrentHashMap<RowId, Entry> inFlight = new ConcurrentHashMap<>();
     private final DuplicateMarks duplicateMarks;
+    private final InDoubtRows inDoubt;
+    /** Tokens of write attempts: a random base per process, one more per group commit. */
+    private final long tokenBase = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    private final java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean settling = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Rows of one periodic check of rows in doubt (one multi-get), and how often one runs. */
+    static final int SETTLE_BATCH = 5_000;
+    private static final long SETTLE_EVERY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
+    private volatile long nextSettle = System.nanoTime();
 
     public GroupCommit(TableLayout layout, TableSource tables, CounterWriter counters, DayCloseWatcher days, Clock clock,
                        AggregatorMetrics metrics, StoredIds storedIds) {
@@ -120,6 +139,7 @@ public final class GroupCommit {
         this.clock = clock;
         this.metrics = metrics;
         this.duplicateMarks = new DuplicateMarks(layout, tables, metrics);
+        this.inDoubt = new InDoubtRows(metrics.registry());
     }
 
     /** One event of a batch and its answer. */
@@ -132,12 +152,21 @@ public final class GroupCommit {
         int[] targetGets;
         Map<String, String> inherited; // target dimensions when attributed
         boolean duplicate;
+        boolean recovered; // stored by an earlier failed attempt of this process, counted by this one
 
         Entry(Event event, RowId key) {
             this.event = event;
             this.key = key;
             this.day = UtcDay.epochDayOf(event.ts());
         }
+    }
+
+    private long nextToken() {
+        long t;
+        do {
+            t = tokenBase + attempts.incrementAndGet();
+        } while (t == RawEventCodec.NO_TOKEN);
+        return t;
     }
 
     void commit(List<RawStore.Submission> batch) {
@@ -180,14 +209,21 @@ public final class GroupCommit {
         PendingViews pendingViews = startViews(owned); // beside the raw read and put: one round trip, not two
         List<Entry> stored = new ArrayList<>();
         List<byte[]> duplicateRows = new ArrayList<>();
+        long token = nextToken();
+        List<Entry> putEntries = new ArrayList<>(owned.size());
+        List<InDoubtRows.Doubt> recovered = new ArrayList<>(); // rows an earlier failed attempt of ours stored: counted now
+        boolean sent = false;
         try (Table raw = tables.open(layout.rawTable())) {
             List<Get> gets = readPlan(owned);
             Result[] results = gets.isEmpty() ? new Result[0] : raw.get(gets);
             Instant arrival = clock.instant();
             List<Put> puts = new ArrayList<>(owned.size());
-            List<Entry> putEntries = new ArrayList<>(owned.size());
             for (Entry e : owned) {
                 if (e.existsGet >= 0 && !results[e.existsGet].isEmpty()) {
+                    if (!inDoubt.isEmpty() && recover(e, RawEventCodec.writerToken(results[e.existsGet]), recovered)) {
+                        stored.add(e);
+                        continue;
+                    }
                     e.duplicate = true;
                     duplicateRows.add(e.key.row());
                     continue;
@@ -201,37 +237,55 @@ public final class GroupCommit {
                     }
                 }
                 storedIds.stored(e.key.row(), e.day);
-                puts.add(codec.toPut(e.event, e.key.row(), arrival));
+                puts.add(codec.toPut(e.event, e.key.row(), arrival, token));
                 putEntries.add(e);
             }
             Set<RowId> failed;
+            sent = true;
             if (conditional) {
                 failed = Set.of();
                 boolean[] applied = RawPuts.putIfAbsent(raw, puts, RawEventCodec.ARRIVAL, metrics.rawWrites);
+                List<Entry> notApplied = new ArrayList<>();
                 for (int i = 0; i < applied.length; i++) {
                     if (!applied[i]) {
-                        Entry e = putEntries.get(i);
-                        e.duplicate = true;
-                        duplicateRows.add(e.key.row());
+                        notApplied.add(putEntries.get(i));
                     }
+                }
+                for (Entry e : recoverNotApplied(raw, notApplied, recovered)) {
+                    e.duplicate = true;
+                    duplicateRows.add(e.key.row());
                 }
             } else {
                 failed = RawPuts.put(raw, puts, metrics.rawWrites);
             }
+            long now = System.nanoTime();
             for (Entry e : putEntries) {
                 if (e.duplicate) {
                     continue;
                 }
                 if (failed.contains(e.key)) {
+                    inDoubt.failed(e.key, e.event, e.inherited, token, now);
                     e.result.completeExceptionally(new StoreUnavailable("raw write failed", null));
                     metrics.storeFailures.inc();
                 } else {
+                    if (!inDoubt.isEmpty() && !e.recovered) {
+                        inDoubt.storedAgain(e.key);
+                    }
                     stored.add(e);
                 }
             }
         } catch (IOException | RuntimeException ex) {
             LOG.warn("raw group commit of {} events failed: {}", owned.size(), ex.toString());
             metrics.storeFailures.add(owned.size());
+            recovered.forEach(inDoubt::restore); // not counted: still in doubt
+            if (sent) { // the puts may have been applied: their rows are in doubt until found or given up
+                long now = System.nanoTime();
+                for (Entry e : putEntries) {
+                    if (!e.recovered) {
+                        inDoubt.failed(e.key, e.event, e.inherited, token, now);
+                    }
+                }
+            }
             release(owned);
             StoreUnavailable failure = new StoreUnavailable("raw table unavailable: " + ex.getMessage(), ex);
             owned.forEach(e -> e.result.completeExceptionally(failure));
@@ -249,6 +303,115 @@ public final class GroupCommit {
             }
         }
         duplicateRows.forEach(duplicateMarks::queue);
+    }
+
+    /**
+     * A row found stored: when an earlier failed attempt of this process stored it (its token is
+     * one of the row's doubt, {@link InDoubtRows}), this entry counts it and is answered stored.
+     */
+    private boolean recover(Entry e, long storedToken, List<InDoubtRows.Doubt> recovered) {
+        InDoubtRows.Doubt d = inDoubt.found(e.key, storedToken);
+        if (d == null) {
+            return false;
+        }
+        e.recovered = true;
+        if (e.inherited == null) {
+            e.inherited = d.inherited();
+        }
+        recovered.add(d);
+        return true;
+    }
+
+    /**
+     * Of the puts-if-absent not applied, those whose rows are in doubt here are read (their
+     * token): the ones an earlier failed attempt of ours stored are recovered. Returns the rest,
+     * the group's true duplicates.
+     */
+    private List<Entry> recoverNotApplied(Table raw, List<Entry> notApplied, List<InDoubtRows.Doubt> recovered) throws IOException {
+        if (notApplied.isEmpty() || inDoubt.isEmpty()) {
+            return notApplied;
+        }
+        List<Entry> ours = notApplied.stream().filter(e -> inDoubt.holds(e.key)).toList();
+        if (ours.isEmpty()) {
+            return notApplied;
+        }
+        Result[] rows = raw.get(ours.stream().map(e -> new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL)).toList());
+        for (int i = 0; i < rows.length; i++) {
+            recover(ours.get(i), RawEventCodec.writerToken(rows[i]), recovered);
+        }
+        return notApplied.stream().filter(e -> !e.recovered).toList();
+    }
+
+    /**
+     * Settles the rows in doubt whose check is due ({@link InDoubtRows}), for rows nobody retried
+     * here: claims each (a retry of it then waits for the check), reads their tokens in one
+     * multi-get, counts those an attempt of ours stored, and answers a waiting retry duplicate
+     * (stored) or, for a row not found, 503 (retry again). Called by the raw writers after each
+     * group commit and while idle, and on shutdown for every row ({@code all}); one caller at a time.
+     */
+    void settleInDoubt(boolean all) {
+        long now = System.nanoTime();
+        if (inDoubt.isEmpty() || (!all && now - nextSettle < 0) || !settling.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            nextSettle = now + SETTLE_EVERY_NANOS;
+            List<Entry> claimed = new ArrayList<>();
+            List<InDoubtRows.Doubt> doubts = new ArrayList<>();
+            for (InDoubtRows.Doubt d : inDoubt.due(now, all, SETTLE_BATCH)) {
+                Entry holder = new Entry(d.event(), d.key());
+                if (inFlight.putIfAbsent(d.key(), holder) == null) {
+                    claimed.add(holder);
+                    doubts.add(d);
+                }
+            }
+            if (claimed.isEmpty()) {
+                return;
+            }
+            Result[] rows;
+            try (Table raw = tables.open(layout.rawTable())) {
+                rows = raw.get(claimed.stream().map(e -> new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL)).toList());
+            } catch (IOException | RuntimeException ex) {
+                LOG.warn("checking {} raw rows in doubt failed, checked again later: {}", claimed.size(), ex.toString());
+                doubts.forEach(d -> inDoubt.unread(d, now));
+                release(claimed);
+                StoreUnavailable failure = new StoreUnavailable("an earlier write of this event has an unknown outcome", ex);
+                claimed.forEach(e -> e.result.completeExceptionally(failure));
+                return;
+            }
+            List<Entry> counted = new ArrayList<>();
+            List<Entry> absent = new ArrayList<>();
+            for (int i = 0; i < rows.length; i++) {
+                Entry e = claimed.get(i);
+                InDoubtRows.Doubt d = doubts.get(i);
+                if (rows[i].isEmpty()) {
+                    inDoubt.absent(d, now);
+                    absent.add(e);
+                } else if (inDoubt.found(e.key, RawEventCodec.writerToken(rows[i])) != null) {
+                    e.inherited = d.inherited();
+                    counted.add(e);
+                }
+            }
+            count(counted);
+            release(claimed);
+            StoreUnavailable notStored = new StoreUnavailable("an earlier write of this event is not stored yet", null);
+            absent.forEach(e -> e.result.completeExceptionally(notStored));
+            claimed.forEach(e -> e.result.complete(Outcome.STORED));
+            if (!counted.isEmpty()) {
+                LOG.info("counted {} events an attempt with an unknown outcome had stored", counted.size());
+            }
+        } finally {
+            settling.set(false);
+        }
+    }
+
+    /** Shutdown, after the writers stopped: every row in doubt checked once, then the duplicate marks. */
+    void drain() {
+        settleInDoubt(true);
+        if (!inDoubt.isEmpty()) {
+            LOG.warn("{} raw rows still in doubt at shutdown (not found stored yet): the nightly pass counts any that were", inDoubt.size());
+        }
+        markPendingDuplicates();
     }
 
     /**

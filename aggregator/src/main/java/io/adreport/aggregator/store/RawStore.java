@@ -27,8 +27,13 @@ import org.slf4j.LoggerFactory;
  * the block limit for permits and then throws {@link Overloaded} (429) having stored nothing.
  * Permits return when the request's events are answered.
  *
+ * <p>Between group commits, and every 50 ms while idle, a writer checks the rows whose earlier
+ * write had an unknown outcome ({@link GroupCommit#settleInDoubt}, due rows only, one writer at
+ * a time).
+ *
  * <p>Shutdown: {@link #close()} refuses new requests, lets the writers empty the queue, and
- * joins them, so that every admitted request is answered.
+ * joins them, so that every admitted request is answered; then rows still in doubt are checked
+ * once more.
  */
 public final class RawStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RawStore.class);
@@ -38,6 +43,7 @@ public final class RawStore implements AutoCloseable {
     }
 
     private final Consumer<List<Submission>> commit;
+    private final Runnable between;
     private final Runnable afterWriters;
     private final AggregatorMetrics metrics;
     private final int batchMax;
@@ -48,17 +54,18 @@ public final class RawStore implements AutoCloseable {
     private volatile boolean accepting = true;
 
     public RawStore(GroupCommit commit, AggregatorMetrics metrics, int writerThreads, int batchMax, int queueEvents) {
-        this(commit::commit, commit::markPendingDuplicates, metrics, writerThreads, batchMax, queueEvents);
+        this(commit::commit, () -> commit.settleInDoubt(false), commit::drain, metrics, writerThreads, batchMax, queueEvents);
     }
 
     /** The benchmark-only ceiling: the same queue and writers, each group stored by plain Puts. */
     public RawStore(PutOnlyCommit commit, AggregatorMetrics metrics, int writerThreads, int batchMax, int queueEvents) {
-        this(commit::commit, () -> { }, metrics, writerThreads, batchMax, queueEvents);
+        this(commit::commit, () -> { }, () -> { }, metrics, writerThreads, batchMax, queueEvents);
     }
 
-    private RawStore(Consumer<List<Submission>> commit, Runnable afterWriters, AggregatorMetrics metrics,
+    private RawStore(Consumer<List<Submission>> commit, Runnable between, Runnable afterWriters, AggregatorMetrics metrics,
                      int writerThreads, int batchMax, int queueEvents) {
         this.commit = commit;
+        this.between = between;
         this.afterWriters = afterWriters;
         this.metrics = metrics;
         this.batchMax = batchMax;
@@ -113,6 +120,7 @@ public final class RawStore implements AutoCloseable {
                 if (!accepting && queue.isEmpty()) {
                     return;
                 }
+                between(); // idle: rows in doubt are still checked
                 continue;
             }
             batch.clear();
@@ -135,6 +143,15 @@ public final class RawStore implements AutoCloseable {
                     s.done().completeExceptionally(new StoreUnavailable("raw store failed: " + e, e));
                 }
             }
+            between();
+        }
+    }
+
+    private void between() {
+        try {
+            between.run();
+        } catch (RuntimeException e) {
+            LOG.error("checking raw rows in doubt failed unexpectedly", e);
         }
     }
 

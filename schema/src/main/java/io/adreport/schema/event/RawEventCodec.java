@@ -23,7 +23,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <ul>
  *   <li>{@code e:v} — the normalized event as compact JSON
  *       ({@code {"type","id","ts":millis,"d":{dims},"n":{numbers},"j":joinRef,"h":{hashed}}});</li>
- *   <li>{@code e:a} — arrival time, epoch millis (8-byte long): late-event accounting;</li>
+ *   <li>{@code e:a} — arrival time, epoch millis (8-byte long): late-event accounting. An
+ *       aggregator appends the token of the write attempt (8 more bytes, {@link #writerToken}), so
+ *       that it can tell a row its own timed-out attempt stored from a row another writer stored;
+ *       readers take the first 8 bytes, and a row of 8 bytes has no token;</li>
  *   <li>{@code e:dup} — how many replays of this event were acknowledged as duplicates (8-byte
  *       long, incremented by the aggregator, best effort): duplicate accounting in drift reports.</li>
  * </ul>
@@ -78,6 +81,21 @@ public final class RawEventCodec {
         Put put = new Put(rowKey);
         put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
         put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, Bytes.toBytes(arrival.toEpochMilli()));
+        put.setDurability(Durability.SYNC_WAL);
+        return put;
+    }
+
+    /**
+     * As {@link #toPut(Event, byte[], Instant)}, with the write attempt's {@code token} after the
+     * arrival millis in {@code e:a} (16 bytes): {@link #writerToken} reads it back.
+     */
+    public Put toPut(Event e, byte[] rowKey, Instant arrival, long token) {
+        Put put = new Put(rowKey);
+        put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
+        byte[] a = new byte[2 * Bytes.SIZEOF_LONG];
+        Bytes.putLong(a, 0, arrival.toEpochMilli());
+        Bytes.putLong(a, Bytes.SIZEOF_LONG, token);
+        put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, a);
         put.setDurability(Durability.SYNC_WAL);
         return put;
     }
@@ -217,6 +235,18 @@ public final class RawEventCodec {
     /** Arrival time of a raw row, or null when absent. */
     public static Instant arrival(Result r) {
         byte[] a = r.getValue(TableLayout.RAW_FAMILY, ARRIVAL);
-        return a == null || a.length != 8 ? null : Instant.ofEpochMilli(Bytes.toLong(a));
+        return a == null || (a.length != 8 && a.length != 16) ? null : Instant.ofEpochMilli(Bytes.toLong(a, 0));
     }
+
+    /**
+     * The token of the write attempt that stored a raw row ({@code e:a}'s bytes 8 to 16), or
+     * {@link #NO_TOKEN} when the row is absent or was written without one.
+     */
+    public static long writerToken(Result r) {
+        byte[] a = r.getValue(TableLayout.RAW_FAMILY, ARRIVAL);
+        return a == null || a.length != 16 ? NO_TOKEN : Bytes.toLong(a, Bytes.SIZEOF_LONG);
+    }
+
+    /** {@link #writerToken} of a row written without a token; never a writer's token. */
+    public static final long NO_TOKEN = 0L;
 }

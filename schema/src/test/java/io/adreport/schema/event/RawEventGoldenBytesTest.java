@@ -139,4 +139,27 @@ class RawEventGoldenBytesTest {
         assertEquals(Instant.parse("2026-11-29T10:15:31Z"), RawEventCodec.arrival(r));
         assertEquals(3, RawEventCodec.duplicates(r));
     }
+
+    /**
+     * An aggregator's Put: {@code e:a} is the arrival millis followed by the write attempt's token
+     * (16 bytes, both big-endian longs); readers get the arrival from its first 8 bytes, and a row
+     * of 8 bytes has no token.
+     */
+    @Test
+    void an_aggregators_arrival_cell_carries_its_write_attempts_token() {
+        Instant arrival = Instant.parse("2026-11-29T10:15:31Z");
+        Put put = CODEC.toPut(CLICK, CODEC.rowKey(CLICK), arrival, 0x0102030405060708L);
+        Cell a = put.get(HEX.parseHex("65"), HEX.parseHex("61")).get(0);
+        assertEquals("000001a226cd7db80102030405060708", HEX.formatHex(CellUtil.cloneValue(a)));
+
+        byte[] row = put.getRow();
+        byte[] family = HEX.parseHex("65");
+        Result withToken = Result.create(new Cell[] {new KeyValue(row, family, HEX.parseHex("61"), CellUtil.cloneValue(a))});
+        assertEquals(arrival, RawEventCodec.arrival(withToken));
+        assertEquals(0x0102030405060708L, RawEventCodec.writerToken(withToken));
+        Result without = Result.create(new Cell[] {new KeyValue(row, family, HEX.parseHex("61"), HEX.parseHex("000001a226cd7db8"))});
+        assertEquals(arrival, RawEventCodec.arrival(without));
+        assertEquals(RawEventCodec.NO_TOKEN, RawEventCodec.writerToken(without));
+        assertEquals(RawEventCodec.NO_TOKEN, RawEventCodec.writerToken(Result.EMPTY_RESULT));
+    }
 }

@@ -57,9 +57,7 @@ class TimedOutRawWriteTest {
         Recount oracle = new Recount();
         Aggregator a = w.start(SLOW_CLIENT, TableSource.of(hbase.connection(), Duration.ofSeconds(3)));
         try {
-            List<Beacon> impressions = impressions(traffic, w, 150);
-            Traffic.send(a, impressions, 50, 2);
-            oracle.phase(impressions);
+            List<Beacon> impressions = sent(a, traffic, w, oracle); // what the clicks below join
 
             // Retried at the same instance: the existence read finds the rows with the failed attempt's token.
             List<Beacon> retried = batch(traffic, w, impressions, 150, 50);
@@ -106,9 +104,7 @@ class TimedOutRawWriteTest {
         settings.put("aggregator.id", "doubt-b");
         Aggregator b = w.start(settings, TableSource.of(hbase.connection(), Duration.ofSeconds(3)));
         try {
-            List<Beacon> impressions = impressions(traffic, w, 150);
-            Traffic.send(a, impressions, 50, 2);
-            oracle.phase(impressions);
+            List<Beacon> impressions = sent(a, traffic, w, oracle); // what the clicks below join
 
             // Held at A, retried at B: B's put-if-absent finds the rows A stored (duplicate); A's check counts them.
             List<Beacon> elsewhere = batch(traffic, w, impressions, 150, 50);
@@ -135,6 +131,14 @@ class TimedOutRawWriteTest {
             a.close();
             b.close();
         }
+    }
+
+    /** 150 impressions sent normally (stored and counted) and recounted by the oracle. */
+    private static List<Beacon> sent(Aggregator a, Traffic traffic, TestStack.Window w, Recount oracle) throws Exception {
+        List<Beacon> impressions = impressions(traffic, w, 150);
+        Traffic.send(a, impressions, 50, 2);
+        oracle.phase(impressions);
+        return impressions;
     }
 
     private static List<Beacon> impressions(Traffic traffic, TestStack.Window w, int n) {

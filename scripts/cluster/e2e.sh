@@ -253,9 +253,10 @@ s_regionserver_kill() {
   # Bring the region server back (its host keeps its name and port).
   "$CLUSTER_HOME/restart-daemon.sh" "$victim" >>"$W/restart.log" 2>&1 || { echo "could not restart $victim"; return 1; }
   regions_settled 180 worker1 worker2 || return 1
-  # Live, nothing is counted twice; a put-if-absent whose answer the kill lost is answered
-  # duplicate on its retry and not counted live (docs/EXACTNESS.md, "Several aggregators"): the nightly job
-  # counts it from the raw table (nightly-job checks every counter exact).
+  # Live, nothing is counted twice. A raw write whose answer the kill lost is counted once its
+  # aggregator finds the row stored (docs/EXACTNESS.md, "A raw write with an unknown outcome"), which
+  # may come after this read: live may be short here, never over, and the nightly job counts every
+  # stored row (nightly-job checks every counter exact).
   local want got short
   want=$($PY plus "$(expected_network)" "$($PY field network <"$W/kill/expected.json")")
   got=$(network_totals) || return 1

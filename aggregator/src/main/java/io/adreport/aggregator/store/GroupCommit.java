@@ -335,7 +335,7 @@ public final class GroupCommit {
         if (ours.isEmpty()) {
             return notApplied;
         }
-        Result[] rows = raw.get(ours.stream().map(e -> new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL)).toList());
+        Result[] rows = raw.get(ours.stream().map(e -> arrivalGet(e.key.row())).toList());
         for (int i = 0; i < rows.length; i++) {
             recover(ours.get(i), RawEventCodec.writerToken(rows[i]), recovered);
         }
@@ -370,7 +370,7 @@ public final class GroupCommit {
             }
             Result[] rows;
             try (Table raw = tables.open(layout.rawTable())) {
-                rows = raw.get(claimed.stream().map(e -> new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL)).toList());
+                rows = raw.get(claimed.stream().map(e -> arrivalGet(e.key.row())).toList());
             } catch (IOException | RuntimeException ex) {
                 LOG.warn("checking {} raw rows in doubt failed, checked again later: {}", claimed.size(), ex.toString());
                 doubts.forEach(d -> inDoubt.unread(d, now));
@@ -387,9 +387,12 @@ public final class GroupCommit {
                 if (rows[i].isEmpty()) {
                     inDoubt.absent(d, now);
                     absent.add(e);
-                } else if (inDoubt.found(e.key, RawEventCodec.writerToken(rows[i])) != null) {
-                    e.inherited = d.inherited();
-                    counted.add(e);
+                } else {
+                    InDoubtRows.Doubt mine = inDoubt.found(e.key, RawEventCodec.writerToken(rows[i]));
+                    if (mine != null) {
+                        e.inherited = mine.inherited();
+                        counted.add(e);
+                    }
                 }
             }
             count(counted);
@@ -403,6 +406,11 @@ public final class GroupCommit {
         } finally {
             settling.set(false);
         }
+    }
+
+    /** A read of a raw row's {@code e:a}: whether it is stored, and the token of the attempt that stored it. */
+    private static Get arrivalGet(byte[] row) {
+        return new Get(row).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL);
     }
 
     /** Shutdown, after the writers stopped: every row in doubt checked once, then the duplicate marks. */
@@ -481,7 +489,7 @@ public final class GroupCommit {
                 e.existsGet = -1; // the conditional put is the check
             } else if (storedIds.mightBeStored(e.key.row(), day)) {
                 e.existsGet = gets.size();
-                gets.add(new Get(e.key.row()).addColumn(TableLayout.RAW_FAMILY, RawEventCodec.ARRIVAL));
+                gets.add(arrivalGet(e.key.row()));
                 read++;
             } else {
                 e.existsGet = -1; // certainly absent

@@ -78,11 +78,7 @@ public final class RawEventCodec {
      * {@link #rowKey} (a group commit keys every event once, for its in-flight claim).
      */
     public Put toPut(Event e, byte[] rowKey, Instant arrival) {
-        Put put = new Put(rowKey);
-        put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
-        put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, Bytes.toBytes(arrival.toEpochMilli()));
-        put.setDurability(Durability.SYNC_WAL);
-        return put;
+        return put(e, rowKey, Bytes.toBytes(arrival.toEpochMilli()));
     }
 
     /**
@@ -90,12 +86,16 @@ public final class RawEventCodec {
      * arrival millis in {@code e:a} (16 bytes): {@link #writerToken} reads it back.
      */
     public Put toPut(Event e, byte[] rowKey, Instant arrival, long token) {
-        Put put = new Put(rowKey);
-        put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
         byte[] a = new byte[2 * Bytes.SIZEOF_LONG];
         Bytes.putLong(a, 0, arrival.toEpochMilli());
         Bytes.putLong(a, Bytes.SIZEOF_LONG, token);
-        put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, a);
+        return put(e, rowKey, a);
+    }
+
+    private static Put put(Event e, byte[] rowKey, byte[] arrivalCell) {
+        Put put = new Put(rowKey);
+        put.addColumn(TableLayout.RAW_FAMILY, VALUE, toJson(e));
+        put.addColumn(TableLayout.RAW_FAMILY, ARRIVAL, arrivalCell);
         put.setDurability(Durability.SYNC_WAL);
         return put;
     }

@@ -142,7 +142,8 @@ public final class Aggregator implements AutoCloseable {
         } else {
             flushPool = Executors.newFixedThreadPool(config.flushConcurrency(), DaemonThreads.named("adreport-flush-batch"));
             // The flusher's writer totals (WriterTotals) are bounded by a quarter as many rows as
-            // buffer.max.cells allows cells (500,000 rows by default). A start-over keeps the most
+            // buffer.max.cells allows cells (500,000 rows with a heap of 2 GB or more; the default bound comes
+            // from the heap, AggregatorConfig.bufferCells). A start-over keeps the most
             // recently touched half of that bound, so they can hold that half plus one flush's rows.
             // A row costs its key, its column totals and four longs more (epoch day, id slot, the
             // flushes that added it and last touched it). /metrics shows what their arrays hold

@@ -36,4 +36,19 @@ class AggregatorConfigTest {
         assertEquals(Duration.ofMillis(5001),
                 AggregatorConfig.of(Map.of("flush.interval.ms", "5000", "buffer.max.age.ms", "5001")).bufferMaxAge());
     }
+
+    @Test
+    void the_buffer_bound_comes_from_the_heap_unless_set_and_a_value_between_0_and_1000_is_refused() {
+        long mb = 1L << 20;
+        assertEquals(786_432, AggregatorConfig.bufferCells(0, 768 * mb), "768 MB: one cell per KiB");
+        assertEquals(2_000_000, AggregatorConfig.bufferCells(0, 3072 * mb), "3 GB: the most the default gives");
+        assertEquals(1_000, AggregatorConfig.bufferCells(0, 256L * 1024), "a tiny heap still gets the smallest bound");
+        assertEquals(5_000_000, AggregatorConfig.bufferCells(5_000_000, 768 * mb), "a setting is taken as it is");
+        assertEquals(40_000, AggregatorConfig.of(Map.of("buffer.max.cells", "40000")).bufferMaxCells());
+        long heap = Runtime.getRuntime().maxMemory();
+        assertEquals(Math.min(2_000_000, Math.max(1_000, heap / 1024)), AggregatorConfig.of(Map.of()).bufferMaxCells());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AggregatorConfig.of(Map.of("buffer.max.cells", "999")));
+        assertTrue(e.getMessage().contains("buffer.max.cells: 0 or 1000..10000000 (0: from the heap"), e.getMessage());
+    }
 }

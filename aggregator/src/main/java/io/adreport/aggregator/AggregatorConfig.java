@@ -132,9 +132,10 @@ public record AggregatorConfig(int port, Mode mode, Duration flushInterval, int 
             .define("aggregator.instances", Type.INT, "1", ConfigDef.between(1, 1024),
                     "Aggregator processes that write to the same tables and may receive the same event (a retried beacon "
                             + "landing on another instance). 1: dedup is exact within this process (in-flight claims, reads, "
-                            + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate), so an event "
-                            + "is stored and counted once across instances, at about 4x the cost of a plain put; the dedup "
-                            + "filter is then off. Each instance needs its own aggregator.id")
+                            + "the dedup filter). More than 1: every raw write is put-if-absent (checkAndMutate, sent without a WAL "
+                            + "sync of its own; one synced marker per region makes a group commit durable before its answer), so "
+                            + "an event is stored and counted once across instances; the dedup filter is then off. Each instance "
+                            + "needs its own aggregator.id")
             .define("ingest.advertised.url", Type.STRING, "", "empty, or http(s)://host:port",
                     v -> v.isEmpty() || v.matches("https?://[^/\\s]+"),
                     "Base URL where the report API reaches this aggregator's live counts (POST /internal/live-counters on "

@@ -51,7 +51,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * impression with publisher {@code café-3} stores that value as {@code 63 61 66 C3 A9 2D 33}.
  * ({@code RawEventGoldenBytesTest} checks these bytes and more, encoded and decoded.)
  *
- * <p>Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL.
+ * <p>Puts are written with {@link Durability#SYNC_WAL}: an acknowledged event is in the WAL. (With
+ * several aggregator instances the aggregator sends its put-if-absent {@code ASYNC_WAL} and syncs
+ * each region's WAL once per group commit before it answers.)
  */
 public final class RawEventCodec {
     public static final byte[] VALUE = Bytes.toBytes("v");

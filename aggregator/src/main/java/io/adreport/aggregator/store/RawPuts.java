@@ -64,8 +64,8 @@ final class RawPuts {
      * A region server applies each conditional mutation of a batch as its own region operation,
      * and with {@code SYNC_WAL} each waits for its own WAL sync (on HDFS, a pipeline round trip
      * of about 2 ms): a group of 5,000 rows took 10.5 s on the multi-host cluster. So the puts are
-     * sent {@code ASYNC_WAL} (appended to the WAL, not synced), and then every region that
-     * applied one gets one {@code SYNC_WAL} mutation, a delete marker of the never-stored
+     * sent {@code ASYNC_WAL} (appended to the WAL, not synced; a region's only row of the group
+     * stays {@code SYNC_WAL}), and then every region that applied one gets one {@code SYNC_WAL} mutation, a delete marker of the never-stored
      * qualifier {@link #WAL_SYNC} at the region's first row. A WAL syncs in append order: the
      * marker's sync returns only once every earlier append of its WAL, the region's applied puts
      * included, is durable. Only then does the caller answer and count.
@@ -85,21 +85,26 @@ final class RawPuts {
         tally.sent(puts);
         RegionLocator locator = raw.getRegionLocator();
         Map<String, HRegionLocation> before = new HashMap<>();
+        Map<String, Integer> rowsIn = new HashMap<>();
         String[] regionOf = new String[puts.size()];
+        for (int i = 0; i < puts.size(); i++) {
+            HRegionLocation at = locator.getRegionLocation(puts.get(i).getRow());
+            regionOf[i] = at.getRegion().getEncodedName();
+            before.putIfAbsent(regionOf[i], at);
+            rowsIn.merge(regionOf[i], 1, Integer::sum);
+        }
         List<CheckAndMutate> checks = new ArrayList<>(puts.size());
         for (int i = 0; i < puts.size(); i++) {
             Put p = puts.get(i);
-            HRegionLocation at = locator.getRegionLocation(p.getRow());
-            regionOf[i] = at.getRegion().getEncodedName();
-            before.putIfAbsent(regionOf[i], at);
-            p.setDurability(Durability.ASYNC_WAL); // made durable below, one sync per region
+            // A region's lone row keeps its own sync (a marker would be one more operation, not one fewer).
+            p.setDurability(rowsIn.get(regionOf[i]) > 1 ? Durability.ASYNC_WAL : Durability.SYNC_WAL);
             checks.add(CheckAndMutate.newBuilder(p.getRow()).ifNotExists(TableLayout.RAW_FAMILY, marker).build(p));
         }
         List<CheckAndMutateResult> results = raw.checkAndMutate(checks);
         Map<String, HRegionLocation> written = new HashMap<>();
         for (int i = 0; i < applied.length; i++) {
             applied[i] = results.get(i).isSuccess();
-            if (applied[i]) {
+            if (applied[i] && rowsIn.get(regionOf[i]) > 1) {
                 written.putIfAbsent(regionOf[i], before.get(regionOf[i]));
             }
         }

@@ -18,8 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
@@ -28,7 +26,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -52,7 +49,7 @@ class ConditionalRawWalTest {
     @Test
     void every_region_that_applied_a_row_is_synced_once_after_it_before_the_answer(MiniHBase hbase) throws Exception {
         TestStack.Window w = TestStack.fresh(hbase, "walsync").window();
-        observe(hbase, w.layout().rawTable());
+        w.observeRaw(WalRecorder.class);
         Traffic traffic = new Traffic(61);
         Recount oracle = new Recount();
         Map<String, String> settings = new HashMap<>(Map.of("aggregator.instances", "2", "aggregator.id", "walsync-a"));
@@ -119,11 +116,6 @@ class ConditionalRawWalTest {
         assertTrue(markers < rows / 4, markers + " markers for " + rows + " rows: one per region and group commit, not per row");
     }
 
-    private static void observe(MiniHBase hbase, TableName raw) throws Exception {
-        try (Admin admin = hbase.connection().getAdmin()) {
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(raw)).setCoprocessor(WalRecorder.class.getName()).build());
-        }
-    }
 
     /** Records each raw mutation a region applies: region, kind, durability, in one global order. */
     public static final class WalRecorder implements RegionCoprocessor, RegionObserver {

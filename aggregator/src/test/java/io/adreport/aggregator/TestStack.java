@@ -174,6 +174,18 @@ final class TestStack {
                     io.adreport.schema.profile.ProfileConfig.defaults(), io.adreport.schema.trust.TrustConfig.of(trust));
         }
 
+        /** Adds a region observer (a coprocessor class on the test classpath) to the raw table, once. */
+        void observeRaw(Class<?> observer) {
+            try (Admin admin = hbase.connection().getAdmin()) {
+                var raw = admin.getDescriptor(layout.rawTable());
+                if (!raw.hasCoprocessor(observer.getName())) {
+                    admin.modifyTable(org.apache.hadoop.hbase.client.TableDescriptorBuilder.newBuilder(raw).setCoprocessor(observer.getName()).build());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
         /** Every counter cell of the window's days (see {@link StoredCounters}). */
         Map<String, Long> counters() {
             return StoredCounters.read(hbase.connection(), cube, layout, fromDay, toDay);

@@ -17,12 +17,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -52,7 +49,7 @@ class TimedOutRawWriteTest {
     @Test
     void events_a_timed_out_write_stored_are_counted_once_when_retried_and_when_not(MiniHBase hbase) throws Exception {
         TestStack.Window w = TestStack.shared(hbase).window();
-        observe(hbase, w.layout().rawTable());
+        w.observeRaw(SlowRawWrite.class);
         Traffic traffic = new Traffic(53);
         Recount oracle = new Recount();
         Aggregator a = w.start(SLOW_CLIENT, TableSource.of(hbase.connection(), Duration.ofSeconds(3)));
@@ -94,7 +91,7 @@ class TimedOutRawWriteTest {
     @Test
     void with_two_instances_a_retry_at_the_other_one_answers_duplicate_and_the_writer_counts_it(MiniHBase hbase) throws Exception {
         TestStack.Window w = TestStack.fresh(hbase, "doubt").window();
-        observe(hbase, w.layout().rawTable());
+        w.observeRaw(SlowRawWrite.class);
         Traffic traffic = new Traffic(59);
         Recount oracle = new Recount();
         Map<String, String> settings = new HashMap<>(SLOW_CLIENT);
@@ -203,13 +200,6 @@ class TimedOutRawWriteTest {
         return out;
     }
 
-    private static void observe(MiniHBase hbase, TableName raw) throws Exception {
-        try (Admin admin = hbase.connection().getAdmin()) {
-            if (!admin.getDescriptor(raw).hasCoprocessor(SlowRawWrite.class.getName())) {
-                admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(raw)).setCoprocessor(SlowRawWrite.class.getName()).build());
-            }
-        }
-    }
 
     /**
      * Holds, once, the raw batch that writes the armed event id, {@link #HOLD} after applying it

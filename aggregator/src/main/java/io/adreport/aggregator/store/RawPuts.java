@@ -1,23 +1,23 @@
 package io.adreport.aggregator.store;
 
+import io.adreport.aggregator.WriteTally;
+import io.adreport.schema.table.TableLayout;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.ArrayList;
-import io.adreport.aggregator.WriteTally;
-import io.adreport.schema.table.TableLayout;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
-import org.apache.hadoop.hbase.client.CheckAndMutateResult;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -84,32 +84,42 @@ final class RawPuts {
         }
         tally.sent(puts);
         RegionLocator locator = raw.getRegionLocator();
-        Map<String, HRegionLocation> before = new HashMap<>();
-        Map<String, Integer> rowsIn = new HashMap<>();
-        String[] regionOf = new String[puts.size()];
+        Map<String, GroupRegion> regions = new HashMap<>(); // by encoded name: its location before the puts, the group's rows in it
+        GroupRegion[] regionOf = new GroupRegion[puts.size()];
         for (int i = 0; i < puts.size(); i++) {
             HRegionLocation at = locator.getRegionLocation(puts.get(i).getRow());
-            regionOf[i] = at.getRegion().getEncodedName();
-            before.putIfAbsent(regionOf[i], at);
-            rowsIn.merge(regionOf[i], 1, Integer::sum);
+            regionOf[i] = regions.computeIfAbsent(at.getRegion().getEncodedName(), k -> new GroupRegion(at));
+            regionOf[i].rows++;
         }
         List<CheckAndMutate> checks = new ArrayList<>(puts.size());
         for (int i = 0; i < puts.size(); i++) {
             Put p = puts.get(i);
             // A region's lone row keeps its own sync (a marker would be one more operation, not one fewer).
-            p.setDurability(rowsIn.get(regionOf[i]) > 1 ? Durability.ASYNC_WAL : Durability.SYNC_WAL);
+            p.setDurability(regionOf[i].rows > 1 ? Durability.ASYNC_WAL : Durability.SYNC_WAL);
             checks.add(CheckAndMutate.newBuilder(p.getRow()).ifNotExists(TableLayout.RAW_FAMILY, marker).build(p));
         }
         List<CheckAndMutateResult> results = raw.checkAndMutate(checks);
-        Map<String, HRegionLocation> written = new HashMap<>();
+        // Regions with an applied row sent unsynced. (A set of GroupRegion, one object per region:
+        // HRegionLocation's equals compares only the server.)
+        Set<GroupRegion> written = new HashSet<>();
         for (int i = 0; i < applied.length; i++) {
             applied[i] = results.get(i).isSuccess();
-            if (applied[i] && rowsIn.get(regionOf[i]) > 1) {
-                written.putIfAbsent(regionOf[i], before.get(regionOf[i]));
+            if (applied[i] && regionOf[i].rows > 1) {
+                written.add(regionOf[i]);
             }
         }
-        syncRegions(raw, locator, written.values());
+        syncRegions(raw, locator, written.stream().map(r -> r.before).toList());
         return applied;
+    }
+
+    /** A region a group writes to: where it was before the puts, and how many of the group's rows it holds. */
+    private static final class GroupRegion {
+        final HRegionLocation before;
+        int rows;
+
+        GroupRegion(HRegionLocation before) {
+            this.before = before;
+        }
     }
 
     /** The qualifier of the delete marker that syncs a region's WAL; no raw row ever stores it. */
